@@ -1,0 +1,128 @@
+"""Immutable, typed, provider-agnostic model of LLM conversations.
+
+The core value objects are imported eagerly; everything heavier (codecs, history,
+envelope, tool definitions) is loaded on first use through a module
+``__getattr__`` (PEP 562), so ``import messages`` stays fast. Provider formats and
+storage live in the ``messages.providers`` and ``messages.storage`` sub-packages.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._message import (
+    AssistantMessage,
+    Content,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from ._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
+from ._role import MessageRole
+from ._streaming import ToolCallAccumulator, ToolCallDelta
+from ._tool_call import InvalidToolCall, ToolCall
+from ._tool_result import ToolResult
+from .errors import DecodeError, MessageError, OrderingError, StorageError, ValidationError
+
+if TYPE_CHECKING:
+    from ._codec import from_dict, from_json, to_dict, to_json
+    from ._collections import Messages, MessageStore
+    from ._envelope import Envelope, EnvelopeType, to_provider_messages
+    from ._history import ConversationHistory
+    from ._ordering import OrderingPolicy
+    from ._registry import MessageRegistry, default_registry
+    from ._repair import Repair, repair
+    from ._tokens import estimate_tokens
+    from ._tool_definition import ToolDefinition
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # errors
+    "MessageError",
+    "ValidationError",
+    "DecodeError",
+    "OrderingError",
+    "StorageError",
+    # roles and content
+    "MessageRole",
+    "TextPart",
+    "ImagePart",
+    "AudioPart",
+    "FilePart",
+    "ReasoningPart",
+    "ContentPart",
+    "Content",
+    # tools
+    "ToolCall",
+    "InvalidToolCall",
+    "ToolResult",
+    "ToolDefinition",
+    "ToolCallDelta",
+    "ToolCallAccumulator",
+    # messages
+    "Message",
+    "SystemMessage",
+    "DeveloperMessage",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolCallMessage",
+    "ToolResultMessage",
+    # codecs
+    "to_dict",
+    "from_dict",
+    "to_json",
+    "from_json",
+    "MessageRegistry",
+    "default_registry",
+    # collections and history
+    "Messages",
+    "MessageStore",
+    "ConversationHistory",
+    "OrderingPolicy",
+    "Repair",
+    "repair",
+    "estimate_tokens",
+    # envelope
+    "Envelope",
+    "EnvelopeType",
+    "to_provider_messages",
+]
+
+_LAZY = {
+    "to_dict": "._codec",
+    "from_dict": "._codec",
+    "to_json": "._codec",
+    "from_json": "._codec",
+    "MessageRegistry": "._registry",
+    "default_registry": "._registry",
+    "Messages": "._collections",
+    "MessageStore": "._collections",
+    "ConversationHistory": "._history",
+    "OrderingPolicy": "._ordering",
+    "Repair": "._repair",
+    "repair": "._repair",
+    "estimate_tokens": "._tokens",
+    "Envelope": "._envelope",
+    "EnvelopeType": "._envelope",
+    "to_provider_messages": "._envelope",
+    "ToolDefinition": "._tool_definition",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,142 @@
+"""Deeply immutable JSON-like values: ``FrozenDict`` and tuples.
+
+Arguments, metadata, extras and schemas are stored frozen so that no caller can
+change a value object after it was built, and so that messages stay hashable.
+``FrozenDict`` subclasses ``dict`` on purpose: ``json.dumps`` then encodes it on
+its C fast path, which keeps ``to_json`` close to ``json.dumps`` of a plain dict.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn
+
+from .errors import ValidationError
+
+__all__ = ["EMPTY", "FrozenDict", "freeze", "freeze_mapping", "thaw"]
+
+#: Nesting deeper than this is refused, so that no input can exhaust the stack.
+MAX_DEPTH = 200
+
+
+class FrozenDict(dict[str, Any]):
+    """An immutable, hashable ``dict`` whose values are themselves frozen."""
+
+    __slots__ = ("_hash",)
+
+    def _immutable(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("FrozenDict is immutable")
+
+    __setitem__ = _immutable
+    __delitem__ = _immutable
+    __ior__ = _immutable  # type: ignore[assignment]
+    clear = _immutable
+    pop = _immutable
+    popitem = _immutable
+    setdefault = _immutable
+    update = _immutable
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash
+        except AttributeError:
+            h = hash(frozenset(self.items()))
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[str, Any]]]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+        return self
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+
+EMPTY: FrozenDict = FrozenDict()
+
+_SCALARS = frozenset((str, int, bool, type(None)))
+
+
+def _fail(path: str, message: str) -> NoReturn:
+    raise ValidationError(message, path)
+
+
+def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
+    """Return a deeply frozen copy of a JSON-like value.
+
+    Accepts ``str``, ``int``, finite ``float``, ``bool``, ``None``, mappings with
+    string keys and lists/tuples. Anything else raises ValidationError naming the
+    path and the type.
+    """
+    t = type(value)
+    if t in _SCALARS:
+        return value
+    if t is FrozenDict:
+        return value
+    if t is float:
+        if not math.isfinite(value):
+            _fail(path, "non-finite float is not JSON")
+        return value
+    if depth >= MAX_DEPTH:
+        _fail(path, f"nested deeper than {MAX_DEPTH} levels")
+    if t is dict or isinstance(value, Mapping):
+        return _freeze_items(value.items(), path, depth + 1)
+    if t is list or t is tuple:
+        return tuple([freeze(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)])
+    if isinstance(value, (str, int, float)):  # str/int/float subclasses, e.g. enums
+        return _plain_scalar(value, path)
+    _fail(path, f"unsupported type {t.__name__}; expected a JSON value")
+
+
+def _plain_scalar(value: Any, path: str) -> Any:
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    f = float(value)
+    if not math.isfinite(f):
+        _fail(path, "non-finite float is not JSON")
+    return f
+
+
+def _freeze_items(items: Iterable[tuple[Any, Any]], path: str, depth: int) -> FrozenDict:
+    out: dict[str, Any] = {}
+    for k, v in items:
+        if type(k) is not str:
+            _fail(path, f"mapping key of type {type(k).__name__}; keys must be strings")
+        t = type(v)
+        if t in _SCALARS:
+            out[k] = v
+        else:
+            out[k] = freeze(v, f"{path}.{k}" if path else k, depth)
+    return FrozenDict(out)
+
+
+def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
+    """Freeze a mapping field (metadata, extras, arguments); ``None`` gives EMPTY."""
+    if value is None:
+        return EMPTY
+    if type(value) is FrozenDict:
+        return value
+    if not isinstance(value, Mapping):
+        _fail(path, f"expected a mapping, got {type(value).__name__}")
+    if not value:
+        return EMPTY
+    return _freeze_items(value.items(), path, 1)
+
+
+def thaw(value: Any) -> Any:
+    """Return a plain, mutable ``dict``/``list`` copy of a frozen value."""
+    if isinstance(value, dict):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [thaw(v) for v in value]
+    return value

@@ -1,0 +1,84 @@
+"""Safe JSON parsing: every failure becomes a DecodeError with a path.
+
+Decisions, documented in the README:
+
+* ``NaN``, ``Infinity`` and ``-Infinity`` literals are refused (they are not JSON and
+  break equality).
+* Duplicate object keys: the last one wins, as in ``json.loads`` and JavaScript's
+  ``JSON.parse``. Checking for them would slow every decode by about 2x.
+* Lone surrogates (``"\\ud800"``) are accepted and preserved; ``to_json`` escapes
+  them again (its output is ASCII), so they round-trip.
+* Integers longer than Python's digit limit (4300 by default), nesting deeper than
+  the interpreter allows, and bytes that are not UTF-8 give DecodeError.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NoReturn
+
+from .errors import DecodeError
+
+__all__ = ["dumps_compact", "loads", "loads_object"]
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+_decode = _decoder.decode
+_encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+dumps_compact = _encoder.encode
+"""Compact JSON (``{"a":1}``) with non-ASCII escaped, so lone surrogates survive."""
+
+
+def loads(text: str | bytes | bytearray, path: str = "") -> Any:
+    """Parse JSON text; any failure raises DecodeError at ``path``."""
+    try:
+        if not isinstance(text, str):
+            if not isinstance(text, (bytes, bytearray)):
+                raise DecodeError(f"expected JSON text, got {type(text).__name__}", path)
+            text = bytes(text).decode("utf-8")
+        return _decode(text)
+    except DecodeError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise DecodeError(
+            f"invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", path
+        ) from None
+    except RecursionError:
+        raise DecodeError("JSON nested too deeply", path) from None
+    except UnicodeError:
+        raise DecodeError("JSON text is not valid UTF-8", path) from None
+    except (ValueError, TypeError, OverflowError, MemoryError) as exc:
+        # ValueError: NaN/Infinity, or an integer over the digit limit.
+        msg = str(exc) if "not valid JSON" in str(exc) else type(exc).__name__
+        raise DecodeError(f"invalid JSON ({msg})", path) from None
+
+
+def loads_object(text: str, path: str = "") -> dict[str, Any]:
+    """Parse JSON text that must be an object."""
+    value = loads(text, path)
+    if type(value) is not dict:
+        raise DecodeError(f"expected a JSON object, got {_json_type(value)}", path)
+    return value
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+json_type = _json_type

@@ -1,0 +1,223 @@
+"""A tool call requested by the model, and one whose arguments could not be parsed."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ._frozen import EMPTY, FrozenDict, freeze_mapping, thaw
+from ._json import dumps_compact, loads_object
+from .errors import DecodeError, ValidationError
+
+__all__ = ["InvalidToolCall", "ToolCall", "check_tool_name"]
+
+T = TypeVar("T")
+
+_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_name_ok = _NAME_RE.fullmatch
+
+
+def check_tool_name(name: object, path: str = "name") -> str:
+    """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_-]{1,64}$``)."""
+    if type(name) is not str:
+        raise ValidationError(f"expected str, got {type(name).__name__}", path)
+    if _name_ok(name) is None:
+        raise ValidationError(
+            f"invalid tool name (length {len(name)}); must match ^[A-Za-z0-9_-]{{1,64}}$", path
+        )
+    return name
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False)
+class ToolCall:
+    """A call of a named tool with JSON-object arguments, stored deeply immutable.
+
+    ``arguments`` may be given as a mapping or as a JSON string; a string is parsed
+    once and kept, so ``arguments_json`` gives back exactly what was received.
+    ``extras`` holds provider-opaque state of the call (e.g. a Gemini thought
+    signature), tagged with the provider that produced it.
+    """
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+    extras: Mapping[str, Any]
+    _raw: str | None = field(init=False, compare=False)
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        arguments: Mapping[str, Any] | str = EMPTY,
+        *,
+        extras: Mapping[str, Any] | None = None,
+    ) -> None:
+        if type(id) is not str or not id:
+            raise ValidationError(
+                "must be a non-empty str" if type(id) is str else f"expected str, got {type(id).__name__}",
+                "id",
+            )
+        if type(name) is not str or _name_ok(name) is None:
+            check_tool_name(name)
+        raw: str | None = None
+        if type(arguments) is str or isinstance(arguments, str):
+            raw = str(arguments)
+            try:
+                arguments = loads_object(raw, "arguments")
+            except DecodeError as exc:
+                raise ValidationError(exc.message, "arguments") from None
+        _set_id(self, id)
+        _set_name(self, name)
+        _set_arguments(self, freeze_mapping(arguments, "arguments"))
+        _set_extras(self, EMPTY if extras is None else freeze_mapping(extras, "extras"))
+        _set_raw(self, raw)
+
+    @property
+    def arguments_json(self) -> str:
+        """The arguments as a compact JSON string (the original string when decoded from one)."""
+        raw = self._raw
+        if raw is None:
+            raw = dumps_compact(self.arguments)
+            _set_raw(self, raw)
+        return raw
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Return one argument, or ``default`` when it is absent."""
+        return self.arguments.get(key, default)
+
+    def arguments_as(self, cls: Callable[..., T]) -> T:
+        """Build ``cls`` (dataclass, TypedDict, NamedTuple or callable) from the arguments."""
+        return build_from_arguments(cls, thaw(self.arguments), "arguments")
+
+    def with_arguments(self, arguments: Mapping[str, Any] | str) -> ToolCall:
+        """Return a copy with other arguments."""
+        return ToolCall(self.id, self.name, arguments, extras=self.extras)
+
+    def __repr__(self) -> str:
+        return f"ToolCall(id={self.id!r}, name={self.name!r}, arguments={len(self.arguments)} keys)"
+
+    @classmethod
+    def _trusted(
+        cls,
+        id: str,
+        name: str,
+        arguments: FrozenDict,
+        extras: FrozenDict,
+        raw: str | None,
+    ) -> ToolCall:
+        """Build without validation (decoders that already validated use this)."""
+        self = object.__new__(cls)
+        _set_id(self, id)
+        _set_name(self, name)
+        _set_arguments(self, arguments)
+        _set_extras(self, extras)
+        _set_raw(self, raw)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            ToolCall._trusted,
+            (self.id, self.name, self.arguments, self.extras, self._raw),
+        )
+
+
+# Hot path: slot setters bound once; they bypass the frozen __setattr__.
+_set_id = ToolCall.id.__set__  # type: ignore[attr-defined]
+_set_name = ToolCall.name.__set__  # type: ignore[attr-defined]
+_set_arguments = ToolCall.arguments.__set__  # type: ignore[attr-defined]
+_set_extras = ToolCall.extras.__set__  # type: ignore[attr-defined]
+_set_raw = ToolCall._raw.__set__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidToolCall:
+    """A tool call whose arguments are not a JSON object; the raw text is kept, never repaired."""
+
+    id: str | None
+    name: str | None
+    raw_arguments: str
+    error: str
+
+    def __repr__(self) -> str:
+        return (
+            f"InvalidToolCall(id={self.id!r}, name={self.name!r}, "
+            f"raw_len={len(self.raw_arguments)}, error={self.error!r})"
+        )
+
+
+def build_from_arguments(cls: Callable[..., T], args: dict[str, Any], path: str) -> T:
+    """Build ``cls`` from a plain dict of arguments, or raise ValidationError."""
+    if _is_typeddict(cls):
+        hints = typing.get_type_hints(cls)
+        required: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
+        missing = sorted(required - args.keys())
+        unknown = sorted(args.keys() - hints.keys())
+        if missing or unknown:
+            raise ValidationError(_misfit(cls, missing, unknown), path)
+        return args  # type: ignore[return-value]
+    if dataclasses.is_dataclass(cls) and isinstance(cls, type):
+        hints = _hints(cls)
+        for f in dataclasses.fields(cls):
+            sub = hints.get(f.name)
+            value = args.get(f.name)
+            if isinstance(value, dict) and dataclasses.is_dataclass(sub) and isinstance(sub, type):
+                args[f.name] = build_from_arguments(sub, value, f"{path}.{f.name}")
+    try:
+        return cls(**args)
+    except TypeError:
+        missing, unknown = _signature_misfit(cls, args)
+        raise ValidationError(_misfit(cls, missing, unknown), path) from None
+    except ValueError as exc:
+        raise ValidationError(
+            f"arguments rejected by {_name_of(cls)} ({type(exc).__name__})", path
+        ) from None
+
+
+def _is_typeddict(cls: object) -> bool:
+    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__total__")
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:  # unresolvable forward references: no nested building
+        return {}
+
+
+def _name_of(cls: object) -> str:
+    return getattr(cls, "__name__", type(cls).__name__)
+
+
+def _signature_misfit(cls: Callable[..., Any], args: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    try:
+        sig = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return [], []
+    params = sig.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        unknown: list[str] = []
+    else:
+        unknown = sorted(k for k in args if k not in params)
+    missing = sorted(
+        n
+        for n, p in params.items()
+        if p.default is inspect.Parameter.empty
+        and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        and n not in args
+    )
+    return missing, unknown
+
+
+def _misfit(cls: object, missing: list[str], unknown: list[str]) -> str:
+    bits = []
+    if missing:
+        bits.append("missing " + ", ".join(missing))
+    if unknown:
+        bits.append("unexpected " + ", ".join(unknown))
+    detail = "; ".join(bits) if bits else "wrong argument types"
+    return f"arguments do not fit {_name_of(cls)}: {detail}"

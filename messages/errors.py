@@ -1,0 +1,96 @@
+"""The exceptions this package raises on bad input.
+
+Every error is a :class:`MessageError`, which is a :class:`ValueError`, so code that
+already catches ``ValueError`` keeps working. Messages name the field, the type and
+the length of what was wrong, never the content: message text, tool arguments and
+tool results are untrusted and may be secret.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DecodeError",
+    "MessageError",
+    "OrderingError",
+    "StorageError",
+    "ValidationError",
+]
+
+
+class MessageError(ValueError):
+    """Base of every error this package raises on bad input."""
+
+    message: str
+    path: str
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message, path)
+        self.message = message
+        self.path = path
+
+    def __str__(self) -> str:
+        if self.path:
+            return f"{self.path}: {self.message}"
+        return self.message
+
+    def __reduce__(self) -> tuple[type[MessageError], tuple[str, str]]:
+        return (type(self), (self.message, self.path))
+
+    def at(self, prefix: str) -> MessageError:
+        """Return a copy of this error whose path is prefixed by ``prefix``."""
+        if not self.path:
+            path = prefix
+        elif self.path.startswith("["):
+            path = prefix + self.path
+        else:
+            path = f"{prefix}.{self.path}" if prefix else self.path
+        err = self.__class__.__new__(self.__class__)
+        MessageError.__init__(err, self.message, path)
+        for key, value in self.__dict__.items():
+            if key not in ("message", "path"):
+                err.__dict__[key] = value
+        return err
+
+
+class ValidationError(MessageError):
+    """A value object rejected its arguments."""
+
+
+class DecodeError(MessageError):
+    """``from_dict`` / ``from_json`` / a provider parser rejected its input.
+
+    ``path`` says where, e.g. ``messages[3].tool_calls[0].function.arguments``.
+    """
+
+
+class OrderingError(MessageError):
+    """A ConversationHistory rejected a message (role order or tool pairing).
+
+    ``rule`` names the rule that was broken and ``index`` the position of the
+    message that broke it.
+    """
+
+    rule: str
+    index: int
+
+    def __init__(self, message: str, path: str = "", rule: str = "", index: int = -1) -> None:
+        super().__init__(message, path)
+        self.rule = rule
+        self.index = index
+
+    def __str__(self) -> str:
+        where = f"message {self.index}" if self.index >= 0 else ""
+        head = f"[{self.rule}] " if self.rule else ""
+        text = f"{head}{self.message}"
+        if self.path:
+            return f"{self.path}: {text}"
+        if where:
+            return f"{where}: {text}"
+        return text
+
+    def __reduce__(self) -> tuple[type[OrderingError], tuple[str, str, str, int]]:  # type: ignore[override]
+        return (type(self), (self.message, self.path, self.rule, self.index))
+
+
+class StorageError(MessageError):
+    """A storage backend failed or found corrupt data."""

@@ -1,0 +1,363 @@
+"""What every provider offers, and the pieces they share.
+
+A provider is a pure transformation at the boundary: canonical messages to the
+provider's request body, and the provider's responses, streams and stored
+conversations back to canonical messages. No provider module imports another.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._frozen import EMPTY, FrozenDict, freeze
+from .._message import AssistantMessage, Message, ToolCallMessage
+from .._parts import ContentPart, ReasoningPart, TextPart
+from .._streaming import ToolCallDelta
+from .._tool_call import InvalidToolCall, ToolCall
+from ..errors import DecodeError, MessageError, ValidationError
+
+if TYPE_CHECKING:
+    from .._tool_definition import ToolDefinition
+
+__all__ = [
+    "ChatResponse",
+    "Conversion",
+    "FinishReason",
+    "Loss",
+    "LossWarning",
+    "Losses",
+    "Provider",
+    "StreamAccumulator",
+    "StreamDelta",
+    "Usage",
+    "build_assistant",
+    "derive_call_id",
+]
+
+
+class FinishReason(enum.Enum):
+    """Why the model stopped, normalised across providers."""
+
+    STOP = "stop"
+    TOOL_CALLS = "tool_calls"
+    LENGTH = "length"
+    CONTENT_FILTER = "content_filter"
+    ERROR = "error"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one response, normalised (see MANIFEST conventions).
+
+    ``input_tokens`` includes cached and cache-creation tokens; the breakdowns are
+    optional details when the wire carries them.
+    """
+
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    cached_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+    def to_dict(self) -> dict[str, int]:
+        """The usage as a plain dict (optional breakdowns only when known)."""
+        d = {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+        }
+        if self.cached_input_tokens is not None:
+            d["cached_input_tokens"] = self.cached_input_tokens
+        if self.cache_creation_input_tokens is not None:
+            d["cache_creation_input_tokens"] = self.cache_creation_input_tokens
+        if self.reasoning_tokens is not None:
+            d["reasoning_tokens"] = self.reasoning_tokens
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    """One parsed model response.
+
+    ``message`` is an AssistantMessage (a ToolCallMessage when the model called
+    tools); its ``metadata["usage"]`` holds the usage as a dict. Calls whose
+    arguments are not a JSON object are in ``invalid_tool_calls``, not in the message.
+    """
+
+    message: AssistantMessage
+    finish_reason: FinishReason
+    usage: Usage | None
+    model: str | None
+    invalid_tool_calls: tuple[InvalidToolCall, ...] = ()
+    provider_finish_reason: str | None = None
+    refusal: str | None = None
+    id: str | None = None
+    error: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The answer text (never reasoning or refusal)."""
+        return self.message.text
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The valid tool calls of the answer."""
+        return self.message.tool_calls
+
+    @property
+    def reasoning(self) -> str | None:
+        """All reasoning text joined, or None when there is none."""
+        text = "".join([p.text for p in self.message.reasoning if not p.redacted])
+        return text or None
+
+    def __repr__(self) -> str:
+        return (
+            f"ChatResponse(message={self.message!r}, finish_reason={self.finish_reason.value}, "
+            f"usage={self.usage!r}, model={self.model!r}, invalid_tool_calls={len(self.invalid_tool_calls)})"
+        )
+
+
+class LossWarning(UserWarning):
+    """Something the provider cannot carry was converted or dropped."""
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """One thing a provider could not carry: where, what, and the rule applied."""
+
+    path: str
+    what: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.what} ({self.rule})"
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """A formatted request body and every loss the formatting incurred."""
+
+    body: dict[str, Any]
+    losses: tuple[Loss, ...] = ()
+
+
+class Losses:
+    """Collects losses while formatting."""
+
+    __slots__ = ("items",)
+
+    def __init__(self) -> None:
+        self.items: list[Loss] = []
+
+    def add(self, path: str, what: str, rule: str) -> None:
+        """Record one loss."""
+        self.items.append(Loss(path, what, rule))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDelta:
+    """One increment of a streamed response: text, reasoning or a tool-call fragment."""
+
+    kind: Literal["text", "reasoning", "tool_call"]
+    text: str = ""
+    tool_call: ToolCallDelta | None = None
+
+    def __repr__(self) -> str:
+        if self.tool_call is not None:
+            return f"StreamDelta(kind={self.kind!r}, tool_call={self.tool_call!r})"
+        return f"StreamDelta(kind={self.kind!r}, len={len(self.text)})"
+
+
+class StreamAccumulator(ABC):
+    """Feeds a provider's stream events and assembles the final ChatResponse."""
+
+    @abstractmethod
+    def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+        """Consume one decoded event (an SSE ``data:`` payload or NDJSON line)."""
+
+    @abstractmethod
+    def finish(self) -> ChatResponse:
+        """Assemble the response from everything fed so far."""
+
+    def feed_all(self, events: Iterable[Mapping[str, Any]]) -> ChatResponse:
+        """Feed every event, then finish."""
+        for event in events:
+            self.feed(event)
+        return self.finish()
+
+
+class Provider(ABC):
+    """A provider's wire format, in both directions."""
+
+    name: str = ""
+
+    @abstractmethod
+    def convert(self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()) -> Conversion:
+        """Format a request and list every loss instead of warning."""
+
+    @abstractmethod
+    def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+        """The ``tools`` part of a request."""
+
+    @abstractmethod
+    def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
+        """Parse a non-streaming response body."""
+
+    @abstractmethod
+    def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
+        """Import a conversation written in this provider's request format."""
+
+    @abstractmethod
+    def stream(self) -> StreamAccumulator:
+        """A fresh accumulator for one streamed response."""
+
+    def format_request(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDefinition] = (),
+        *,
+        strict: bool = False,
+    ) -> dict[str, Any]:
+        """The message part of a request body; each loss warns (or raises when ``strict``)."""
+        conversion = self.convert(messages, tools)
+        if conversion.losses:
+            if strict:
+                first = conversion.losses[0]
+                raise ValidationError(
+                    f"{self.name} cannot carry {first.what} ({first.rule}); "
+                    f"{len(conversion.losses)} loss(es) in all",
+                    first.path,
+                )
+            for loss in conversion.losses:
+                warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=2)
+        return conversion.body
+
+    def __repr__(self) -> str:
+        return f"<provider {self.name}>"
+
+
+def build_assistant(
+    text: str | Sequence[str],
+    reasoning: Sequence[ReasoningPart] = (),
+    tool_calls: Sequence[ToolCall] = (),
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    extras: Mapping[str, Any] | None = None,
+) -> AssistantMessage:
+    """The canonical assistant message of a response: reasoning parts first, then text.
+
+    With tool calls it is a ToolCallMessage (content None when there is no text
+    and no reasoning); otherwise an AssistantMessage (content ``""`` when empty).
+    """
+    joined = text if isinstance(text, str) else "".join(text)
+    content: str | tuple[ContentPart, ...] | None
+    if reasoning:
+        parts: list[ContentPart] = list(reasoning)
+        if joined:
+            parts.append(TextPart(joined))
+        content = tuple(parts)
+    else:
+        content = joined
+    meta = None if not metadata else metadata
+    ext = None if not extras else extras
+    if tool_calls:
+        return ToolCallMessage(
+            tuple(tool_calls), content if content != "" else None, metadata=meta, extras=ext
+        )
+    return AssistantMessage(content, metadata=meta, extras=ext)
+
+
+def derive_call_id(prefix: str, *parts: object) -> str:
+    """A stable id for a tool call the wire left without one (same input, same id)."""
+    h = hashlib.sha256("\x1f".join(map(str, parts)).encode("utf-8", "surrogatepass"))
+    return f"{prefix}{h.hexdigest()[:24]}"
+
+
+def as_mapping(value: object, path: str) -> Mapping[str, Any]:
+    """``value`` if it is a JSON object, else DecodeError at ``path``."""
+    if isinstance(value, Mapping):
+        return value
+    raise DecodeError(f"expected an object, got {_type(value)}", path)
+
+
+def as_list(value: object, path: str) -> Sequence[Any]:
+    """``value`` if it is a JSON array, else DecodeError at ``path``."""
+    if isinstance(value, (list, tuple)):
+        return value
+    raise DecodeError(f"expected an array, got {_type(value)}", path)
+
+
+def opt_str(value: object, path: str) -> str | None:
+    """``value`` if it is a string or null, else DecodeError."""
+    if value is None or isinstance(value, str):
+        return value
+    raise DecodeError(f"expected a string, got {_type(value)}", path)
+
+
+def opt_int(value: object, path: str) -> int | None:
+    """``value`` if it is a non-negative integer or null, else DecodeError."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer() and value >= 0:
+            return int(value)
+        raise DecodeError(f"expected an integer, got {_type(value)}", path)
+    if value < 0:
+        raise DecodeError("expected a non-negative integer", path)
+    return value
+
+
+def frozen_extras(value: Mapping[str, Any], path: str) -> FrozenDict:
+    """Freeze provider data to keep in ``extras``; DecodeError when it is not JSON."""
+    try:
+        return freeze(dict(value), path) if value else EMPTY
+    except MessageError as exc:
+        raise DecodeError(exc.message, exc.path or path) from None
+
+
+def _type(value: object) -> str:
+    from .._json import json_type
+
+    return json_type(value)
+
+
+def guard(path: str = "") -> Any:
+    """Decorator turning any non-MessageError escape of a parser into DecodeError.
+
+    Parsers validate as they go; this is the last line of defence so that a
+    missed case yields DecodeError (naming where), never KeyError or TypeError.
+    """
+
+    def wrap(fn: Any) -> Any:
+        import functools
+
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except DecodeError:
+                raise
+            except MessageError as exc:
+                raise DecodeError(exc.message, exc.path or path) from None
+            except RecursionError:
+                raise DecodeError("input nested too deeply", path) from None
+            except (KeyError, TypeError, AttributeError, ValueError, IndexError, UnicodeError, OverflowError) as exc:
+                raise DecodeError(f"malformed input ({type(exc).__name__})", path) from None
+
+        return inner
+
+    return wrap
+
+
+_field = field  # re-exported for provider modules that declare dataclasses
