@@ -24,13 +24,14 @@ class FrozenDict(dict[str, Any]):
     """An immutable, hashable ``dict`` whose values are themselves frozen."""
 
     __slots__ = ("_hash",)
+    _hash: int
 
     def _immutable(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("FrozenDict is immutable")
 
     __setitem__ = _immutable
     __delitem__ = _immutable
-    __ior__ = _immutable  # type: ignore[assignment]
+    __ior__ = _immutable  # type: ignore[assignment,unused-ignore]
     clear = _immutable
     pop = _immutable
     popitem = _immutable
@@ -124,10 +125,22 @@ def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
     """Freeze a mapping field (metadata, extras, arguments); ``None`` gives EMPTY."""
     if value is None:
         return EMPTY
-    if type(value) is FrozenDict:
-        return value
+    t = type(value)
+    if t is FrozenDict:
+        return value  # type: ignore[return-value]
+    if t is dict:
+        # Hot path: a flat dict of scalars (the usual tool arguments) is copied
+        # in one C call after one scan, instead of being rebuilt item by item.
+        if not value:
+            return EMPTY
+        for k, v in value.items():
+            if type(k) is not str or type(v) not in _SCALARS:
+                break
+        else:
+            return FrozenDict(value)
+        return _freeze_items(value.items(), path, 1)
     if not isinstance(value, Mapping):
-        _fail(path, f"expected a mapping, got {type(value).__name__}")
+        _fail(path, f"expected a mapping, got {t.__name__}")
     if not value:
         return EMPTY
     return _freeze_items(value.items(), path, 1)

@@ -17,7 +17,7 @@ import os
 import time
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["new_id", "stamp", "stamp_created_at", "stamp_id"]
+__all__ = ["counter", "new_id", "now", "stamp", "stamp_created_at", "stamp_id", "time_ns"]
 
 UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -25,8 +25,9 @@ _SEQ_BITS = 40
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
 
 _prefix = os.urandom(4).hex()
-_counter = itertools.count()
-_time_ns = time.time_ns
+counter = itertools.count()
+"""The per-process sequence; a stamp is ``time_ns() << 40 | next(counter)``."""
+time_ns = time.time_ns
 
 
 def _reseed() -> None:
@@ -43,7 +44,7 @@ if hasattr(os, "register_at_fork"):
 
 def stamp() -> int:
     """Return a unique int that encodes the time now and a sequence number."""
-    return (_time_ns() << _SEQ_BITS) | (next(_counter) & _SEQ_MASK)
+    return (time_ns() << _SEQ_BITS) | (next(counter) & _SEQ_MASK)
 
 
 def stamp_id(s: int) -> str:
@@ -60,3 +61,8 @@ def stamp_created_at(s: int) -> datetime:
 def new_id() -> str:
     """Return a fresh id string."""
     return stamp_id(stamp())
+
+
+def now() -> datetime:
+    """The current time as an aware UTC datetime."""
+    return datetime.now(UTC)

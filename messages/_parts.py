@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from .errors import ValidationError
 
@@ -170,9 +169,7 @@ class ReasoningPart:
         _opt_str(self.signature, "signature")
         _opt_str(self.provider, "provider")
         if type(self.redacted) is not bool:
-            raise ValidationError(
-                f"expected bool, got {type(self.redacted).__name__}", "redacted"
-            )
+            raise ValidationError(f"expected bool, got {type(self.redacted).__name__}", "redacted")
 
     def __repr__(self) -> str:
         return (
@@ -181,7 +178,7 @@ class ReasoningPart:
         )
 
 
-ContentPart = Union[TextPart, ImagePart, AudioPart, FilePart, ReasoningPart]
+ContentPart = TextPart | ImagePart | AudioPart | FilePart | ReasoningPart
 """Any one content part."""
 
 PART_TYPES: frozenset[type] = frozenset((TextPart, ImagePart, AudioPart, FilePart, ReasoningPart))

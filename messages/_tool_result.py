@@ -53,7 +53,7 @@ class ToolResult:
             return c
         from ._parts import TextPart
 
-        return "".join([p.text for p in c if type(p) is TextPart])  # type: ignore[union-attr]
+        return "".join([p.text for p in c if type(p) is TextPart])
 
     def to_message(self, **kwargs: Any) -> ToolResultMessage:
         """This result as a ToolResultMessage (``kwargs``: name, metadata, extras, id, created_at)."""

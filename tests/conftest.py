@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, settings
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=100
 )
-settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=200)
+settings.register_profile(
+    "ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=200
+)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 #: A string that must never appear in an error message or a repr.

@@ -52,7 +52,7 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
         assert got.get("tool_name") == expected["tool_name"]
     exp_calls = expected.get("tool_calls", [])
     assert len(got["tool_calls"]) == len(exp_calls)
-    for g, e in zip(got["tool_calls"], exp_calls):
+    for g, e in zip(got["tool_calls"], exp_calls, strict=True):
         assert g["name"] == e["name"]
         assert g["arguments"] == e["arguments"]
         if e.get("id") is not None:
@@ -62,7 +62,7 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
     if "images" in expected:
         imgs = images_facts(m)
         assert len(imgs) == len(expected["images"])
-        for g, e in zip(imgs, expected["images"]):
+        for g, e in zip(imgs, expected["images"], strict=True):
             assert g["kind"] == e["kind"]
             if e["kind"] == "url":
                 assert g["url"] == e["url"]
@@ -73,7 +73,7 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
     if expected.get("reasoning"):
         got_r = m.reasoning
         assert len(got_r) == len(expected["reasoning"])
-        for g, e in zip(got_r, expected["reasoning"]):
+        for g, e in zip(got_r, expected["reasoning"], strict=True):
             assert g.redacted == e.get("redacted", False)
             if not g.redacted:
                 assert g.text == e["text"]
@@ -82,10 +82,12 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
             assert g.signature == e.get("signature")
 
 
-def compare_messages(ms: Sequence[Message], expected: Sequence[dict[str, Any]], *, ids: bool = True) -> None:
+def compare_messages(
+    ms: Sequence[Message], expected: Sequence[dict[str, Any]], *, ids: bool = True
+) -> None:
     """Assert a parsed conversation matches the MANIFEST's expected messages."""
     assert len(ms) == len(expected), ([m.role.value for m in ms], [e["role"] for e in expected])
-    for m, e in zip(ms, expected):
+    for m, e in zip(ms, expected, strict=True):
         compare_message(m, e, ids=ids)
 
 
@@ -98,8 +100,11 @@ def compare_response(r: ChatResponse, expected: dict[str, Any]) -> None:
     if "reasoning" in expected:
         assert r.reasoning == expected["reasoning"]
     if "tool_calls" in expected:
-        assert len(r.tool_calls) == len(expected["tool_calls"]), (r.tool_calls, expected["tool_calls"])
-        for g, e in zip(r.tool_calls, expected["tool_calls"]):
+        assert len(r.tool_calls) == len(expected["tool_calls"]), (
+            r.tool_calls,
+            expected["tool_calls"],
+        )
+        for g, e in zip(r.tool_calls, expected["tool_calls"], strict=True):
             assert g.name == e["name"]
             assert _plain(g.arguments) == e["arguments"]
             if e.get("id") is not None:

@@ -7,6 +7,7 @@ when its provider is first asked for.
 from __future__ import annotations
 
 import importlib
+
 from ._base import (
     ChatResponse,
     Conversion,
@@ -62,5 +63,6 @@ def get_provider(name: str) -> Provider:
             f"unknown provider; valid providers: {', '.join(PROVIDERS)}", "provider"
         )
     provider = importlib.import_module(module, __name__).PROVIDER
+    assert isinstance(provider, Provider)
     _cache[key] = provider
     return provider

@@ -203,7 +203,9 @@ class Provider(ABC):
     name: str = ""
 
     @abstractmethod
-    def convert(self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()) -> Conversion:
+    def convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
         """Format a request and list every loss instead of warning."""
 
     @abstractmethod
@@ -269,8 +271,8 @@ def build_assistant(
         content = tuple(parts)
     else:
         content = joined
-    meta = None if not metadata else metadata
-    ext = None if not extras else extras
+    meta = metadata or None
+    ext = extras or None
     if tool_calls:
         return ToolCallMessage(
             tuple(tool_calls), content if content != "" else None, metadata=meta, extras=ext
@@ -352,7 +354,15 @@ def guard(path: str = "") -> Any:
                 raise DecodeError(exc.message, exc.path or path) from None
             except RecursionError:
                 raise DecodeError("input nested too deeply", path) from None
-            except (KeyError, TypeError, AttributeError, ValueError, IndexError, UnicodeError, OverflowError) as exc:
+            except (
+                KeyError,
+                TypeError,
+                AttributeError,
+                ValueError,
+                IndexError,
+                UnicodeError,
+                OverflowError,
+            ) as exc:
                 raise DecodeError(f"malformed input ({type(exc).__name__})", path) from None
 
         return inner

@@ -1,0 +1,141 @@
+"""Content parts: validation, data URLs, immutability, hashing and reprs."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from messages import AudioPart, FilePart, ImagePart, ReasoningPart, TextPart, ValidationError
+
+
+def test_text_part() -> None:
+    p = TextPart("hello")
+    assert p.text == "hello"
+    assert TextPart("") == TextPart("")
+    assert hash(TextPart("a")) == hash(TextPart("a"))
+
+
+@pytest.mark.parametrize("bad", [None, 1, b"x", ["x"]])
+def test_text_part_rejects_non_str(bad: object) -> None:
+    with pytest.raises(ValidationError, match="text"):
+        TextPart(bad)  # type: ignore[arg-type]
+
+
+def test_image_by_url() -> None:
+    p = ImagePart(url="https://example.com/cat.png", detail="high")
+    assert p.is_url
+    assert p.data_url == "https://example.com/cat.png"
+
+
+def test_image_by_data() -> None:
+    p = ImagePart(data="iVBORw0KGgo=", media_type="image/png")
+    assert not p.is_url
+    assert p.data_url == "data:image/png;base64,iVBORw0KGgo="
+
+
+def test_image_data_url_round_trip() -> None:
+    url = "data:image/jpeg;base64,/9j/4AAQSkZJRg=="
+    p = ImagePart.from_data_url(url)
+    assert (p.data, p.media_type) == ("/9j/4AAQSkZJRg==", "image/jpeg")
+    assert p.data_url == url
+    assert ImagePart.from_data_url(p.data_url) == p
+
+
+def test_from_data_url_keeps_detail() -> None:
+    assert ImagePart.from_data_url("data:image/png;base64,AA==", detail="low").detail == "low"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"url": "https://x", "data": "AA==", "media_type": "image/png"},
+        {"data": "AA=="},
+        {"data": "AA==", "media_type": ""},
+        {"url": ""},
+        {"data": "data:image/png;base64,AA==", "media_type": "image/png"},
+        {"url": "https://x", "detail": "ultra"},
+        {"url": 5},
+    ],
+)
+def test_image_rules(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        ImagePart(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://x/y.png", "data:image/png,AAAA", "data:;base64,AAAA", "data:image/png;base64"],
+)
+def test_from_data_url_rejects_non_base64_data_urls(url: str) -> None:
+    with pytest.raises(ValidationError):
+        ImagePart.from_data_url(url)
+
+
+def test_audio_part() -> None:
+    p = AudioPart("UklGRg==", "wav")
+    assert p.format == "wav"
+    with pytest.raises(ValidationError):
+        AudioPart("UklGRg==", "")
+    with pytest.raises(ValidationError):
+        AudioPart(None, "wav")  # type: ignore[arg-type]
+
+
+def test_file_part_needs_data_or_file_id() -> None:
+    assert FilePart(file_id="file-abc").file_id == "file-abc"
+    assert (
+        FilePart(data="JVBERi0=", filename="a.pdf", media_type="application/pdf").filename
+        == "a.pdf"
+    )
+    with pytest.raises(ValidationError):
+        FilePart(filename="a.pdf")
+    with pytest.raises(ValidationError):
+        FilePart(file_id="")
+
+
+def test_reasoning_part() -> None:
+    p = ReasoningPart("let me think", signature="EqQBCkgI", provider="anthropic")
+    assert not p.redacted
+    r = ReasoningPart("opaque-blob", redacted=True, provider="anthropic")
+    assert r.redacted
+    with pytest.raises(ValidationError):
+        ReasoningPart("x", redacted=1)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        ReasoningPart("x", signature=5)  # type: ignore[arg-type]
+
+
+PARTS = [
+    TextPart("x"),
+    ImagePart(url="https://x"),
+    ImagePart(data="AA==", media_type="image/png"),
+    AudioPart("AA==", "mp3"),
+    FilePart(file_id="f"),
+    ReasoningPart("r", "s", False, "gemini"),
+]
+
+
+@pytest.mark.parametrize("part", PARTS, ids=lambda p: type(p).__name__)
+def test_parts_are_frozen_slotted_hashable(part: Any) -> None:
+    assert dataclasses.is_dataclass(part)
+    assert not hasattr(part, "__dict__")
+    hash(part)
+    field = dataclasses.fields(part)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(part, field, "changed")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda s: TextPart(s),
+        lambda s: ImagePart(url="https://x/" + s),
+        lambda s: ImagePart(data=s, media_type="image/png"),
+        lambda s: AudioPart(s, "wav"),
+        lambda s: FilePart(data=s, filename="f.txt"),
+        lambda s: ReasoningPart(s, signature=s),
+    ],
+)
+def test_part_reprs_hide_content(make: Any, secret: str) -> None:
+    assert secret not in repr(make(secret))
