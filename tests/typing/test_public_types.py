@@ -1,0 +1,62 @@
+"""Static checks of the public API's types: mypy --strict checks this file with assert_type.
+
+It also runs under pytest, so every line here is exercised at run time too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from typing_extensions import assert_type
+
+from messages import (
+    AssistantMessage,
+    ContentPart,
+    ImagePart,
+    InvalidToolCall,
+    Message,
+    MessageRole,
+    SystemMessage,
+    ToolCall,
+    ToolCallAccumulator,
+    ToolCallDelta,
+    ToolCallMessage,
+    ToolResult,
+    ToolResultMessage,
+    UserMessage,
+)
+
+
+def test_message_types() -> None:
+    u = Message.user("hi")
+    assert_type(u, UserMessage)
+    assert_type(u.role, MessageRole)
+    assert_type(u.id, str)
+    assert_type(u.created_at, datetime)
+    assert_type(u.text, str)
+    assert_type(u.name, str | None)
+    assert_type(u.metadata, Mapping[str, Any])
+    assert_type(u.parts, tuple[ContentPart, ...])
+    assert_type(u.tool_calls, tuple[ToolCall, ...])
+    assert_type(Message.system("s"), SystemMessage)
+    assert_type(Message.assistant("a"), AssistantMessage)
+    t = ToolCallMessage([ToolCall("c", "f", {"a": 1})])
+    assert_type(t.tool_calls, tuple[ToolCall, ...])
+    r = Message.tool_result("c", "ok")
+    assert_type(r, ToolResultMessage)
+    assert_type(r.result, ToolResult)
+    assert_type(r.is_error, bool)
+
+
+def test_tool_types() -> None:
+    call = ToolCall("c", "f", '{"a": 1}')
+    assert_type(call.arguments, Mapping[str, Any])
+    assert_type(call.arguments_json, str)
+    acc = ToolCallAccumulator()
+    acc.feed(ToolCallDelta(0, "c", "f", "{}"))
+    assert_type(acc.tool_calls(), tuple[ToolCall, ...])
+    assert_type(acc.invalid_tool_calls(), tuple[InvalidToolCall, ...])
+    assert_type(ImagePart.from_data_url("data:image/png;base64,AA=="), ImagePart)
+    assert_type(MessageRole.parse("user"), MessageRole)
