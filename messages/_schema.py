@@ -631,7 +631,7 @@ _NUMPY_HEADERS = frozenset(
 )
 # Pattern sources, compiled on first use by re's own cache: compiling them at import
 # would cost about 0.6 ms for a path that only schema generation takes.
-_GOOGLE_ITEM = r"\*{0,2}([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:(.*)"
+_GOOGLE_ITEM = r"\*{0,2}([A-Za-z_]\w*)\s*(?:\(.*?\))?\s*:(.*)"
 _SPHINX_ITEM = r":(?:param|parameter|arg|argument|key|keyword|ivar|var|cvar)\s+(?:[^:]*\s)?\*{0,2}(\w+)\s*:(.*)"
 _NUMPY_ITEM = r"\*{0,2}([A-Za-z_]\w*(?:\s*,\s*\*{0,2}[A-Za-z_]\w*)*)\s*(?::.*)?"
 _DASHES = r"-{3,}\s*"

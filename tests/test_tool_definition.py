@@ -775,6 +775,11 @@ def test_from_function_lambda_needs_a_name() -> None:
             {"a": "first more", "b": "second"},
         ),
         ("S.\n\nAttributes:\n    name: The name.\n", "S.", {"name": "The name."}),
+        (
+            "S.\n\nArgs:\n    m (dict(str, int)): Counts (by key).\n    n:\n        On the next line.",
+            "S.",
+            {"m": "Counts (by key).", "n": "On the next line."},
+        ),
         ("S.\n:param a: A.\n:param b:\n    B.\n:type a: int", "S.", {"a": "A.", "b": "B."}),
         ("S.\n\n:ivar x: The x.", "S.", {"x": "The x."}),
         (
