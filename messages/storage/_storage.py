@@ -1,0 +1,426 @@
+"""ChatHistoryStorage: one session's typed history, loaded lazily and saved when changed.
+
+State, all under one re-entrant lock (so two threads may share a storage, and a
+hook may call back into it):
+
+* ``_history`` — a ConversationHistory, or None until first use (lazy load).
+* ``_stored`` — how many leading messages of the history are known to be stored.
+* ``_rewrite`` — something other than an append changed (a removal, replacement,
+  truncation, clear): the next save must replace the stored session.
+
+So ``save()`` writes nothing when nothing changed, only the new messages (through
+the backend's ``append``, when it has one) after appends, and the whole session
+otherwise. Appending merges with what other writers appended meanwhile; a full
+rewrite replaces it (last writer wins).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from .._message import Message
+from ..errors import DecodeError, OrderingError, StorageError, ValidationError
+from ._backend import Backend, Record
+from ._config import DROP, ChatHistoryConfig
+from ._identity import SessionIdentity
+from ._rows import where
+
+if TYPE_CHECKING:
+    import os
+
+    from .._history import ConversationHistory
+
+__all__ = ["ChatHistoryStorage"]
+
+_DEFAULT_CONFIG = ChatHistoryConfig()
+
+
+class ChatHistoryStorage:
+    """The messages of one session, kept in a backend; typed messages in and out.
+
+    Loads on first use, keeps the messages in a ConversationHistory (the config's
+    policy, lenient by default), runs the config's hooks, and on ``save()`` writes
+    only when something changed, truncating first when the last message's usage
+    says the context window is exceeded. Thread-safe.
+    """
+
+    __slots__ = (
+        "_append",
+        "_backend",
+        "_config",
+        "_history",
+        "_identity",
+        "_lock",
+        "_owns_backend",
+        "_rewrite",
+        "_stored",
+        "_truncated_for",
+    )
+
+    def __init__(
+        self,
+        backend: Backend,
+        identity: SessionIdentity,
+        config: ChatHistoryConfig | None = None,
+    ) -> None:
+        if not isinstance(identity, SessionIdentity):
+            raise ValidationError(
+                f"expected a SessionIdentity, got {type(identity).__name__}", "identity"
+            )
+        if not isinstance(backend, Backend):
+            raise ValidationError(
+                f"expected a Backend (load, save, delete, list_sessions), "
+                f"got {type(backend).__name__}",
+                "backend",
+            )
+        if config is None:
+            config = _DEFAULT_CONFIG
+        elif not isinstance(config, ChatHistoryConfig):
+            raise ValidationError(
+                f"expected a ChatHistoryConfig or None, got {type(config).__name__}", "config"
+            )
+        self._backend = backend
+        self._identity = identity
+        self._config = config
+        # Looked up once: whether saves after appends can skip rewriting the session.
+        self._append = getattr(backend, "append", None)
+        self._lock = threading.RLock()
+        self._history: ConversationHistory | None = None
+        self._stored = 0
+        self._rewrite = False
+        self._truncated_for: str | None = None
+        self._owns_backend = False
+
+    @classmethod
+    def sqlite(
+        cls,
+        path: str | os.PathLike[str],
+        identity: SessionIdentity,
+        config: ChatHistoryConfig | None = None,
+    ) -> ChatHistoryStorage:
+        """A storage over its own SQLiteBackend at ``path`` (the embedded default).
+
+        ``close()`` (or leaving a ``with`` block) closes that backend.
+        """
+        from .sqlite import SQLiteBackend
+
+        storage = cls(SQLiteBackend(path), identity, config)
+        storage._owns_backend = True
+        return storage
+
+    # -- plumbing -----------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        with self._lock:
+            h = self._history
+            state = "not loaded" if h is None else f"messages={len(h)}"
+            dirty = h is not None and self._is_dirty(h)
+        return f"ChatHistoryStorage(key={self._identity.key!r}, {state}, dirty={dirty})"
+
+    def __enter__(self) -> ChatHistoryStorage:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the backend if this storage created it (see :meth:`sqlite`); no save."""
+        if self._owns_backend:
+            close = getattr(self._backend, "close", None)
+            if close is not None:
+                close()
+
+    @property
+    def backend(self) -> Backend:
+        """The backend the session is kept in."""
+        return self._backend
+
+    @property
+    def identity(self) -> SessionIdentity:
+        """Which session this is."""
+        return self._identity
+
+    @property
+    def config(self) -> ChatHistoryConfig:
+        """Truncation settings and hooks."""
+        return self._config
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the stored messages were loaded yet (loading happens on first use)."""
+        return self._history is not None
+
+    @property
+    def dirty(self) -> bool:
+        """Whether ``save()`` would write: something changed since the last load or save."""
+        with self._lock:
+            h = self._history
+            return h is not None and self._is_dirty(h)
+
+    def _is_dirty(self, h: ConversationHistory) -> bool:
+        return self._rewrite or len(h) != self._stored
+
+    def _policy(self) -> Any:
+        policy = self._config.policy
+        if policy is None:
+            from .._ordering import OrderingPolicy
+
+            policy = OrderingPolicy.lenient()
+        return policy
+
+    def _ensure(self) -> ConversationHistory:
+        # Called with the lock held.
+        h = self._history
+        if h is None:
+            h = self._load()
+        return h
+
+    def _load(self) -> ConversationHistory:
+        from .._history import ConversationHistory
+
+        records = self._backend.load(self._identity)
+        msgs = [] if records is None else self._decode(records)
+        try:
+            h = ConversationHistory(msgs, policy=self._policy())
+        except OrderingError as exc:
+            index = exc.index if exc.index >= 0 else None
+            raise StorageError(
+                f"stored messages break the ordering policy: [{exc.rule}] {exc.message}",
+                where(self._identity.key, index),
+            ) from None
+        self._history = h
+        self._stored = len(msgs)
+        self._rewrite = False
+        self._truncated_for = None
+        hook = self._config.on_after_load
+        if hook is not None:
+            hook(self)
+        return h
+
+    def _decode(self, records: object) -> list[Message]:
+        from .._codec import from_dict
+
+        key = self._identity.key
+        if not isinstance(records, list):
+            raise StorageError(
+                f"backend returned {type(records).__name__}, expected a list", where(key)
+            )
+        msgs: list[Message] = []
+        append = msgs.append
+        for i, record in enumerate(records):
+            if type(record) is not dict:
+                raise StorageError(
+                    f"expected a message object, got {type(record).__name__}", where(key, i)
+                )
+            try:
+                m = from_dict(record)
+            except DecodeError as exc:
+                raise StorageError(exc.message, where(key, i, exc.path)) from None
+            if not isinstance(m, Message):
+                raise StorageError("expected a message object", where(key, i))
+            append(m)
+        return msgs
+
+    def _records(self, msgs: Sequence[Message]) -> list[Record]:
+        records = [m.to_dict() for m in msgs]
+        if not self._config.store_meta:
+            for r in records:
+                r.pop("metadata", None)
+        return records
+
+    # -- reading ------------------------------------------------------------------
+
+    def messages(self) -> tuple[Message, ...]:
+        """The messages, oldest first (the same classes and ids that were added)."""
+        with self._lock:
+            return self._ensure().messages()
+
+    def last_message(self) -> Message | None:
+        """The newest message, or None when there is none."""
+        with self._lock:
+            return self._ensure().last
+
+    def get(self, message_id: str) -> Message | None:
+        """The message with this id, or None."""
+        with self._lock:
+            return self._ensure().get(message_id)
+
+    def len(self) -> int:
+        """How many messages the session holds (including unsaved ones)."""
+        with self._lock:
+            return len(self._ensure())
+
+    def __len__(self) -> int:
+        return self.len()
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self.messages())
+
+    # -- changing -----------------------------------------------------------------
+
+    def add_message(self, message: Message) -> Message | None:
+        """Add a message (after ``on_before_add``); return what was added, None if dropped.
+
+        A message the ordering policy refuses raises OrderingError and changes nothing.
+        """
+        with self._lock:
+            h = self._ensure()
+            before = self._config.on_before_add
+            if before is not None:
+                result = before(message, self)
+                if result is DROP:
+                    return None
+                if result is not None:
+                    if not isinstance(result, Message):
+                        raise ValidationError(
+                            f"on_before_add returned {type(result).__name__}; "
+                            "expected a Message, None or DROP",
+                            "on_before_add",
+                        )
+                    message = result
+            h.add(message)
+            after = self._config.on_after_add
+            if after is not None:
+                after(message, self)
+            return message
+
+    def replace(self, message_id: str, message: Message) -> Message:
+        """Put ``message`` where the message with this id is; return the old one.
+
+        KeyError when no message has the id; OrderingError (nothing changed) when
+        the result would break the policy.
+        """
+        with self._lock:
+            old: Message = self._ensure().replace(message_id, message)
+            self._rewrite = True
+            return old
+
+    def remove(self, message_id: str) -> Message:
+        """Remove the message with this id and return it (KeyError when there is none)."""
+        with self._lock:
+            removed: Message = self._ensure().remove(message_id)
+            self._rewrite = True
+            return removed
+
+    def clear(self) -> None:
+        """Remove every message (the stored session is emptied on the next save)."""
+        with self._lock:
+            h = self._ensure()
+            if len(h) or self._stored:
+                h.clear()
+                self._rewrite = True
+
+    # -- persisting ---------------------------------------------------------------
+
+    def save(self) -> bool:
+        """Write the changes, if any; return whether anything was written.
+
+        Runs ``on_before_save``, then truncation when the last message's
+        ``metadata["usage"]["total_tokens"]`` exceeds the budget, then writes the
+        new messages only (after appends, with a backend that can append) or the
+        whole session.
+        """
+        with self._lock:
+            h = self._history
+            if h is None or not self._is_dirty(h):
+                return False
+            hook = self._config.on_before_save
+            if hook is not None:
+                hook(self)
+                h = self._ensure()
+            self._truncate(h)
+            if not self._is_dirty(h):
+                return False
+            msgs = h.messages()
+            if not self._rewrite and self._append is not None:
+                new = msgs[self._stored :]
+                self._append(self._identity, self._records(new))
+            else:
+                self._backend.save(self._identity, self._records(msgs))
+            self._stored = len(msgs)
+            self._rewrite = False
+            return True
+
+    def reload(self) -> None:
+        """Load the stored messages again (discarding unsaved changes); runs ``on_after_load``."""
+        with self._lock:
+            self._history = None
+            self._load()
+
+    def delete(self) -> None:
+        """Delete the stored session and forget the messages held here."""
+        with self._lock:
+            self._backend.delete(self._identity)
+            self._history = None
+            self._stored = 0
+            self._rewrite = False
+            self._truncated_for = None
+
+    # -- truncation ---------------------------------------------------------------
+
+    def _truncate(self, h: ConversationHistory) -> None:
+        last = h.last
+        if last is None:
+            return
+        total = _total_tokens(last)
+        config = self._config
+        if total is None or total <= config.max_prompt_tokens:
+            return
+        if self._truncated_for == last.id:
+            return  # this usage report was acted on already; don't cut again
+        msgs = h.messages()
+        custom = config.truncation
+        if custom is not None:
+            kept = custom(msgs, total, config)
+            if kept is not None:
+                kept = tuple(kept)
+                if kept != msgs or any(a.id != b.id for a, b in zip(kept, msgs, strict=True)):
+                    self._set_messages(h, kept)
+        elif h.truncate(config.max_prompt_tokens, _calibrated_counter(msgs, total)):
+            self._rewrite = True
+        self._truncated_for = last.id
+
+    def _set_messages(self, h: ConversationHistory, msgs: tuple[Message, ...]) -> None:
+        from .._history import ConversationHistory
+
+        # Validate before touching anything: a refused sequence leaves h as it was.
+        ConversationHistory(msgs, policy=self._policy())
+        h.clear()
+        h.extend(msgs)
+        self._rewrite = True
+
+
+def _total_tokens(message: Message) -> int | None:
+    usage = message.metadata.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    total = usage.get("total_tokens")
+    if type(total) is not int:
+        return None
+    return total
+
+
+def _calibrated_counter(msgs: Sequence[Message], total: int) -> Any:
+    """estimate_tokens scaled so that the messages sum to the provider's reported total.
+
+    The provider's count is exact for the whole conversation but not per message;
+    the estimate says how the total splits between messages.
+    """
+    from .._tokens import estimate_tokens
+
+    estimated = sum(estimate_tokens(m) for m in msgs)
+    scale = total / estimated if estimated else 1.0
+
+    def counter(message: Message) -> int:
+        return math.ceil(estimate_tokens(message) * scale)
+
+    return counter

@@ -1,0 +1,358 @@
+"""SQLiteBackend: sessions in one SQLite database, one row per message.
+
+Why one row per message (not one JSON document per session): an agent appends a
+message or two per turn, and a row per message makes that append one small
+INSERT whatever the session's length, where a document per session rewrites the
+whole session every turn (quadratic over a long conversation). It also makes
+concurrent appends from several processes merge instead of overwrite: each append
+runs in a ``BEGIN IMMEDIATE`` transaction that numbers its rows after the current
+last one. A full ``save`` (after a removal, a replacement or a truncation) deletes
+and re-inserts the session's rows in one transaction. Readers see a consistent
+snapshot (WAL mode), and a crash at any point leaves the last committed state.
+
+Schema, version 1 (the ``schema_version`` table holds the version; opening a
+database applies the migrations it lacks, in order, in one transaction)::
+
+    sessions(key TEXT PRIMARY KEY, agent TEXT, scope TEXT, session TEXT, updated_at REAL)
+    messages(key TEXT, seq INTEGER, msg_id TEXT, body TEXT, PRIMARY KEY (key, seq))
+
+``agent`` / ``scope`` / ``session`` hold the names as JSON strings and ``body`` the
+canonical message dict as compact JSON, all ASCII: SQLite text must be valid UTF-8,
+and names or text may hold lone surrogates. ``msg_id`` is the message's id, for
+queries by hand.
+
+``import sqlite3`` happens only when this module is imported, which
+``messages.storage`` does on first use of ``SQLiteBackend``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import Any
+
+from .._json import dumps_compact, loads
+from ..errors import DecodeError, StorageError
+from ._backend import Record
+from ._identity import SessionIdentity
+from ._rows import decode_row, encode_rows, where
+
+__all__ = ["SCHEMA_VERSION", "SQLiteBackend"]
+
+# Migration i (0-based) takes a database from version i to version i + 1. Never
+# edit a released entry: add a new one.
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE sessions ("
+        " key TEXT PRIMARY KEY, agent TEXT NOT NULL, scope TEXT, session TEXT NOT NULL,"
+        " updated_at REAL NOT NULL) WITHOUT ROWID",
+        "CREATE INDEX sessions_by_agent ON sessions (agent, scope)",
+        "CREATE TABLE messages ("
+        " key TEXT NOT NULL, seq INTEGER NOT NULL, msg_id TEXT, body TEXT NOT NULL,"
+        " PRIMARY KEY (key, seq)) WITHOUT ROWID",
+    ),
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
+"""The schema version this library writes."""
+
+_INSERT_MESSAGE = "INSERT INTO messages (key, seq, msg_id, body) VALUES (?, ?, ?, ?)"
+_UPSERT_SESSION = (
+    "INSERT OR REPLACE INTO sessions (key, agent, scope, session, updated_at)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
+
+
+def _fail(action: str, exc: sqlite3.Error, path: str = "") -> StorageError:
+    # SQLite's messages name tables and constraints, never bound values.
+    return StorageError(f"cannot {action} ({type(exc).__name__}: {exc})", path)
+
+
+class SQLiteBackend:
+    """Sessions in the SQLite database at ``path`` (created if missing); WAL mode.
+
+    Safe to share between threads, and between processes through the file:
+    writers wait up to ``timeout`` seconds for each other. ``fsync=False`` sets
+    ``synchronous=NORMAL``: faster commits, still never corrupt, but a power loss
+    may lose the last commits. Call ``close()`` (or use ``with``) when done.
+    """
+
+    __slots__ = ("_conn", "_fsync", "_lock", "_pid", "_timeout", "path")
+
+    path: str
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, timeout: float = 30.0, fsync: bool = True
+    ) -> None:
+        self.path = os.fspath(path)
+        self._timeout = timeout
+        self._fsync = fsync
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def __repr__(self) -> str:
+        return f"SQLiteBackend({self.path!r})"
+
+    def __enter__(self) -> SQLiteBackend:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection (the next call opens a new one)."""
+        with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is not None and self._pid == os.getpid():
+                conn.close()
+
+    # -- connection and schema ----------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        # Called with the lock held. A connection must not cross a fork: the child
+        # abandons the parent's (without closing it) and opens its own.
+        conn = self._conn
+        if conn is not None and self._pid == os.getpid():
+            return conn
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise _fail("open the database", exc) from exc
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+            _set_wal(conn, self._timeout)
+            conn.execute(f"PRAGMA synchronous = {'FULL' if self._fsync else 'NORMAL'}")
+            _migrate(conn)
+        except BaseException as exc:
+            conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise _fail("open the database", exc) from exc
+            raise
+        self._conn = conn
+        self._pid = os.getpid()
+        return conn
+
+    def schema_version(self) -> int:
+        """The schema version of the open database."""
+        with self._lock:
+            return _read_version(self._connection())
+
+    # -- the Backend protocol -------------------------------------------------------
+
+    def load(self, identity: SessionIdentity) -> list[Record] | None:
+        """The session's message dicts in order; None when it was never saved."""
+        key = identity.key
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN")  # one snapshot for both reads
+                try:
+                    found = conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone()
+                    rows = (
+                        conn.execute(
+                            "SELECT body FROM messages WHERE key = ? ORDER BY seq", (key,)
+                        ).fetchall()
+                        if found
+                        else None
+                    )
+                finally:
+                    if conn.in_transaction:
+                        conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise _fail("read the session", exc, where(key)) from exc
+        if rows is None:
+            return None
+        return [decode_row(_text(row[0], key, i), key, i) for i, row in enumerate(rows)]
+
+    def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
+        """Replace the session's rows in one transaction."""
+        key = identity.key
+        rows = encode_rows(key, records)
+        with self._lock:
+            conn = self._connection()
+            try:
+                _write(conn, identity, records, rows, replace=True)
+            except sqlite3.Error as exc:
+                raise _fail("save the session", exc, where(key)) from exc
+
+    def append(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
+        """Insert rows after the session's last one, in one transaction."""
+        key = identity.key
+        rows = encode_rows(key, records)
+        with self._lock:
+            conn = self._connection()
+            try:
+                _write(conn, identity, records, rows, replace=False)
+            except sqlite3.Error as exc:
+                raise _fail("append to the session", exc, where(key)) from exc
+
+    def delete(self, identity: SessionIdentity) -> None:
+        """Remove the session and its rows (no error when it does not exist)."""
+        key = identity.key
+        with self._lock:
+            conn = self._connection()
+            try:
+                with _Immediate(conn):
+                    conn.execute("DELETE FROM messages WHERE key = ?", (key,))
+                    conn.execute("DELETE FROM sessions WHERE key = ?", (key,))
+            except sqlite3.Error as exc:
+                raise _fail("delete the session", exc, where(key)) from exc
+
+    def list_sessions(self, agent: str, scope: str | None = None) -> list[SessionIdentity]:
+        """The sessions of ``agent`` in exactly ``scope``, sorted by session name."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                rows = conn.execute(
+                    "SELECT key, session FROM sessions WHERE agent = ? AND scope IS ?",
+                    (dumps_compact(agent), None if scope is None else dumps_compact(scope)),
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise _fail("list sessions", exc) from exc
+        found: list[SessionIdentity] = []
+        for key, raw in rows:
+            session = _name(raw, str(key))
+            found.append(SessionIdentity(agent, session, scope))
+        found.sort(key=_by_session)
+        return found
+
+
+class _Immediate:
+    """A ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back otherwise."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        # IMMEDIATE takes the write lock up front, so two writers queue on the busy
+        # timeout instead of failing with SQLITE_BUSY when a read lock is upgraded.
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        elif self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+
+def _write(
+    conn: sqlite3.Connection,
+    identity: SessionIdentity,
+    records: Sequence[Record],
+    rows: list[str],
+    *,
+    replace: bool,
+) -> None:
+    key = identity.key
+    scope = None if identity.scope is None else dumps_compact(identity.scope)
+    with _Immediate(conn):
+        if replace:
+            conn.execute("DELETE FROM messages WHERE key = ?", (key,))
+            start = 0
+        else:
+            last = conn.execute("SELECT MAX(seq) FROM messages WHERE key = ?", (key,)).fetchone()
+            start = 0 if last[0] is None else last[0] + 1
+        conn.executemany(_INSERT_MESSAGE, _params(key, start, records, rows))
+        conn.execute(
+            _UPSERT_SESSION,
+            (
+                key,
+                dumps_compact(identity.agent),
+                scope,
+                dumps_compact(identity.session),
+                time.time(),
+            ),
+        )
+
+
+def _params(
+    key: str, start: int, records: Sequence[Record], rows: list[str]
+) -> Iterable[tuple[str, int, Any, str]]:
+    for i, (record, row) in enumerate(zip(records, rows, strict=True), start):
+        msg_id = record.get("id")
+        yield key, i, msg_id if type(msg_id) is str else None, row
+
+
+def _set_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    # Switching a new database to WAL takes an exclusive lock, and SQLite reports
+    # "database is locked" at once (no busy handler) when another connection is
+    # opening the same new file: retry until the timeout.
+    deadline = time.monotonic() + timeout
+    delay = 0.001
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError:  # noqa: PERF203 - a retry loop, rarely entered
+            if time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    with _Immediate(conn):
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        version = _read_version(conn)
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                f"database schema version {version} is newer than this library's "
+                f"({SCHEMA_VERSION}); upgrade the library"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        for statements in _MIGRATIONS[version:]:
+            for statement in statements:
+                conn.execute(statement)
+        conn.execute("DELETE FROM schema_version")
+        conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+
+
+def _read_version(conn: sqlite3.Connection) -> int:
+    rows = conn.execute("SELECT version FROM schema_version").fetchall()
+    if not rows:
+        return 0
+    if len(rows) != 1 or type(rows[0][0]) is not int or rows[0][0] < 0:
+        raise StorageError("the schema_version table is corrupt")
+    version: int = rows[0][0]
+    return version
+
+
+def _text(value: object, key: str, index: int) -> str | bytes:
+    if isinstance(value, (str, bytes)):
+        return value
+    raise StorageError(
+        f"expected JSON text in the row, got {type(value).__name__}", where(key, index)
+    )
+
+
+def _name(raw: object, key: str) -> str:
+    try:
+        value = loads(raw if isinstance(raw, (str, bytes)) else "")
+    except DecodeError:
+        value = None
+    if type(value) is not str or not value:
+        raise StorageError("corrupt session name in the sessions table", where(key))
+    return value
+
+
+def _by_session(identity: SessionIdentity) -> str:
+    return identity.session
