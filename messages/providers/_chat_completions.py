@@ -1,0 +1,1333 @@
+"""The OpenAI chat-completions wire format, shared by the openai, groq and vllm presets.
+
+A preset is a :class:`ChatCompletionsProvider` subclass that sets capability flags
+(developer role, reasoning field, audio and file input, OpenAI strict tools). This
+module also holds the pieces the Ollama format shares: the reasoning replay rule,
+the ``Error:`` prefix for tool errors, derived tool-call ids, pairing of tool
+results that carry no id, and fast construction of stream deltas.
+
+Rules (also in the README's table): what a preset cannot carry is converted or
+dropped, and every such case is a :class:`Loss`; ``name``, ``metadata`` and
+``extras`` of a message are never sent; paths in losses name positions in the
+canonical message list (``messages[3].content[1]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+
+from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._json import loads
+from .._message import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+    aux_of,
+)
+from .._parts import (
+    AudioPart,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    TextPart,
+    parse_data_url,
+)
+from .._role import MessageRole
+from .._streaming import ToolCallAccumulator, ToolCallDelta
+from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
+from ..errors import DecodeError, ValidationError
+from . import PROVIDERS
+from ._base import (
+    ChatResponse,
+    Conversion,
+    FinishReason,
+    Losses,
+    Provider,
+    StreamAccumulator,
+    StreamDelta,
+    Usage,
+    as_list,
+    as_mapping,
+    build_assistant,
+    derive_call_id,
+    guard,
+    opt_int,
+    opt_str,
+)
+
+if TYPE_CHECKING:
+    from .._tool_definition import ToolDefinition
+
+__all__ = [
+    "DERIVED_ID_PREFIX",
+    "PLAIN_REASONING_PROVIDERS",
+    "ChatCompletionsProvider",
+    "ChatCompletionsStream",
+    "ToolPairing",
+    "error_prefixed",
+    "guarded",
+    "is_derived_id",
+    "own_extras",
+    "openai_strict_schema",
+    "read_error",
+    "reasoning_to_send",
+    "respond",
+    "stream_delta",
+    "tool_call_delta",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SYSTEM = MessageRole.SYSTEM
+_DEVELOPER = MessageRole.DEVELOPER
+_USER = MessageRole.USER
+_ASSISTANT = MessageRole.ASSISTANT
+_TOOL = MessageRole.TOOL
+
+#: Prefix of the ids this package makes up for tool calls the wire left without
+#: one (derive_call_id: same input, same id; 37 characters, within OpenAI's 40).
+DERIVED_ID_PREFIX: Final = "call_derived_"
+
+#: Providers whose reasoning is plain model text with no opaque state: their
+#: reasoning (and reasoning with no provider) may be replayed as text to a
+#: provider that takes reasoning text. Anthropic and Gemini reasoning is tied to
+#: their signatures and is never replayed elsewhere.
+PLAIN_REASONING_PROVIDERS: Final = frozenset(("openai", "groq", "vllm", "ollama"))
+
+_FINISH: Final = {
+    "stop": FinishReason.STOP,
+    "length": FinishReason.LENGTH,
+    "tool_calls": FinishReason.TOOL_CALLS,
+    "function_call": FinishReason.TOOL_CALLS,
+    "content_filter": FinishReason.CONTENT_FILTER,
+}
+
+_NO_DELTAS: tuple[StreamDelta, ...] = ()
+
+
+def guarded(path: str = "") -> Callable[[F], F]:
+    """The ``guard`` decorator of ``_base`` with its type kept (for mypy)."""
+    return cast("Callable[[F], F]", guard(path))
+
+
+def is_derived_id(call_id: str) -> bool:
+    """True when ``call_id`` was made up by this package (the wire carried none)."""
+    return call_id.startswith(DERIVED_ID_PREFIX) and len(call_id) == len(DERIVED_ID_PREFIX) + 24
+
+
+# -- fast stream deltas ---------------------------------------------------------------
+
+# Hot path: a frozen dataclass __init__ costs ~0.6 µs (and ToolCallDelta's
+# validation loop more); deltas built here from values already checked skip it
+# through slot setters bound once (~0.2 µs), as _message.py does for messages.
+_new = object.__new__
+_set_kind = StreamDelta.__dict__["kind"].__set__
+_set_text = StreamDelta.__dict__["text"].__set__
+_set_tool = StreamDelta.__dict__["tool_call"].__set__
+_set_index = ToolCallDelta.__dict__["index"].__set__
+_set_id = ToolCallDelta.__dict__["id"].__set__
+_set_name = ToolCallDelta.__dict__["name"].__set__
+_set_args = ToolCallDelta.__dict__["arguments_delta"].__set__
+
+
+def stream_delta(kind: str, text: str) -> StreamDelta:
+    """A text or reasoning StreamDelta from a checked str (no validation)."""
+    d = _new(StreamDelta)
+    _set_kind(d, kind)
+    _set_text(d, text)
+    _set_tool(d, None)
+    return d
+
+
+def tool_call_delta(index: int, id: str | None, name: str | None, args: str | None) -> StreamDelta:
+    """A tool-call StreamDelta from checked values (no validation)."""
+    t = _new(ToolCallDelta)
+    _set_index(t, index)
+    _set_id(t, id)
+    _set_name(t, name)
+    _set_args(t, args)
+    d = _new(StreamDelta)
+    _set_kind(d, "tool_call")
+    _set_text(d, "")
+    _set_tool(d, t)
+    return d
+
+
+# -- rules shared with Ollama ---------------------------------------------------------
+
+
+def reasoning_to_send(
+    provider: str,
+    field: str | None,
+    content: Sequence[ContentPart],
+    index: int,
+    losses: Losses,
+) -> str:
+    """The reasoning text a provider may receive for one assistant message.
+
+    ``field`` is the wire key that carries reasoning text (None: the provider takes
+    none). Signed or redacted reasoning is never sent (signatures go back only to
+    the provider that made them, and these wires have no place for them); plain
+    text from a provider outside PLAIN_REASONING_PROVIDERS is dropped too. Every
+    part not sent is a loss.
+    """
+    texts: list[str] = []
+    for j, p in enumerate(content):
+        if type(p) is not ReasoningPart and not isinstance(p, ReasoningPart):
+            continue
+        path = f"messages[{index}].content[{j}]"
+        source = p.provider or "an unnamed provider"
+        if field is None:
+            losses.add(path, "reasoning", f"dropped: {provider} takes no reasoning in requests")
+        elif p.redacted or p.signature is not None:
+            losses.add(
+                path,
+                f"signed reasoning from {source}",
+                f"dropped: signatures are replayed only to {source}; {provider} has no place for them",
+            )
+        elif (
+            p.provider is not None
+            and p.provider != provider
+            and p.provider not in PLAIN_REASONING_PROVIDERS
+        ):
+            losses.add(
+                path,
+                f"reasoning from {source}",
+                f"dropped: only plain reasoning from {', '.join(sorted(PLAIN_REASONING_PROVIDERS))} "
+                "is replayed to another provider",
+            )
+        else:
+            texts.append(p.text)
+    return "".join(texts)
+
+
+_ERROR_PREFIX: Final = "Error: "
+
+
+def error_prefixed(text: str) -> str:
+    """``text`` marked as a failure: ``"Error: "`` in front unless it already starts so."""
+    if text[:5].lower() == "error":
+        return text
+    return _ERROR_PREFIX + text
+
+
+_IS_ERROR_RULE: Final = (
+    "the wire has no error flag: the text is sent, prefixed 'Error: ' unless it already starts so"
+)
+
+
+#: Keys of ``extras`` that hold one provider's opaque state.
+_PROVIDER_KEYS: Final = frozenset((*PROVIDERS, "openai_responses"))
+
+
+def own_extras(m: Message, provider: str, index: int, losses: Losses) -> Mapping[str, Any]:
+    """``m.extras[provider]`` (this provider's kept state); another provider's kept
+    blocks and refusal are losses: they are only ever re-sent to that provider."""
+    aux = aux_of(m)
+    if aux is None or not aux[2]:
+        return EMPTY
+    own: Mapping[str, Any] = EMPTY
+    for key, value in aux[2].items():
+        if not isinstance(value, Mapping):
+            continue
+        if key == provider:
+            own = value
+        elif key in _PROVIDER_KEYS:
+            for item in value.get("unknown", ()):
+                kind = item.get("type") if isinstance(item, Mapping) else None
+                losses.add(
+                    f"messages[{index}]",
+                    f"{key} {kind or 'unknown'} block",
+                    f"dropped: only re-sent to {key}",
+                )
+            if value.get("refusal"):
+                losses.add(
+                    f"messages[{index}]", f"refusal from {key}", f"dropped: only re-sent to {key}"
+                )
+    return own
+
+
+def call_state_losses(calls: Sequence[ToolCall], provider: str, index: int, losses: Losses) -> None:
+    """A loss for each call carrying another provider's opaque state (e.g. a signature)."""
+    for j, c in enumerate(calls):
+        if c.extras:
+            for key in c.extras:
+                if key != provider:
+                    losses.add(
+                        f"messages[{index}].tool_calls[{j}]",
+                        f"opaque state from {key} on a tool call",
+                        f"dropped: only re-sent to {key}",
+                    )
+
+
+def reinsert_unknown(parts: list[dict[str, Any]], own: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Put this provider's kept unknown parts back at their original index."""
+    items = [
+        item
+        for item in own.get("unknown", ())
+        if isinstance(item, Mapping) and type(item.get("index")) is int and "value" in item
+    ]
+    for item in sorted(items, key=lambda it: int(it["index"])):
+        parts.insert(min(item["index"], len(parts)), thaw(item["value"]))
+    return parts
+
+
+class ToolPairing:
+    """Pairs tool results that carry no call id with calls, by tool name and order.
+
+    Used when importing conversations (Ollama's documented shape has no ids):
+    each assistant turn opens its calls; a result with an id answers that id, a
+    result without one takes the first open call with its ``tool_name`` (or the
+    first open call when it names none). A result that matches nothing gets an id
+    derived from its position, so it stays an orphan that ``repair`` can see.
+    """
+
+    __slots__ = ("_open",)
+
+    def __init__(self) -> None:
+        self._open: list[tuple[str, str]] = []
+
+    def open(self, calls: Sequence[ToolCall]) -> None:
+        """An assistant turn made these calls."""
+        self._open = [(c.id, c.name) for c in calls]
+
+    def answer(self, call_id: str | None, tool_name: str | None, index: int) -> str:
+        """The id a tool result at ``index`` answers."""
+        pending = self._open
+        if call_id:
+            for k, (cid, _) in enumerate(pending):
+                if cid == call_id:
+                    del pending[k]
+                    break
+            return call_id
+        for k, (cid, name) in enumerate(pending):
+            if tool_name is None or name == tool_name:
+                del pending[k]
+                return cid
+        return derive_call_id(DERIVED_ID_PREFIX, "orphan", index, tool_name or "")
+
+
+def read_error(value: object, path: str) -> tuple[str, FrozenDict]:
+    """A provider error (a string or an object) as (message, details)."""
+    if isinstance(value, str):
+        return value or "error", FrozenDict({"message": value})
+    err = as_mapping(value, path)
+    try:
+        details = freeze(dict(err), path)
+    except ValidationError as exc:
+        raise DecodeError(exc.message, exc.path or path) from None
+    for key in ("message", "code", "type"):
+        v = err.get(key)
+        if isinstance(v, str) and v:
+            return v, details
+    return "error", details
+
+
+def respond(
+    text: str,
+    reasoning: str | None,
+    provider: str,
+    calls: Sequence[ToolCall],
+    usage: Usage | None,
+    extras: dict[str, Any] | None,
+    error: FrozenDict | None = None,
+) -> AssistantMessage:
+    """The assistant message of a response, with ``metadata["usage"]`` (and ``["error"]``)."""
+    parts = (ReasoningPart(reasoning, provider=provider),) if reasoning else ()
+    meta: dict[str, Any] | None = None
+    if usage is not None:
+        meta = {"usage": usage.to_dict()}
+    if error is not None:
+        meta = meta or {}
+        meta["error"] = error
+    return build_assistant(text, parts, calls, metadata=meta, extras=extras)
+
+
+def check_unique_ids(calls: Sequence[ToolCall], path: str) -> None:
+    """DecodeError naming the second call that repeats an id."""
+    if len(calls) > 1:
+        seen: set[str] = set()
+        for j, c in enumerate(calls):
+            if c.id in seen:
+                raise DecodeError("duplicate tool call id", f"{path}[{j}].id")
+            seen.add(c.id)
+
+
+def parse_arguments(raw: str, where: str) -> FrozenDict:
+    """Tool arguments from a JSON string (blank means ``{}``); DecodeError otherwise."""
+    if not raw or raw.isspace():
+        return EMPTY
+    value = loads(raw, where)
+    if type(value) is not dict:
+        raise DecodeError("arguments are not a JSON object", where)
+    try:
+        frozen: FrozenDict = freeze(value, where)
+    except ValidationError as exc:
+        raise DecodeError(exc.message, where) from None
+    return frozen
+
+
+def freeze_arguments(value: Mapping[str, Any], where: str) -> FrozenDict:
+    """Tool arguments given as an object, frozen; DecodeError when not JSON."""
+    try:
+        frozen: FrozenDict = freeze(value, where)
+    except ValidationError as exc:
+        raise DecodeError(exc.message, exc.path or where) from None
+    return frozen
+
+
+# -- OpenAI strict tool schemas -------------------------------------------------------
+
+_SCHEMA_MAPS: Final = frozenset(("properties", "$defs", "definitions", "patternProperties"))
+_SCHEMA_LISTS: Final = frozenset(("anyOf", "oneOf", "allOf", "prefixItems"))
+_SCHEMA_ONE: Final = frozenset(("items", "not", "additionalItems", "contains"))
+
+
+def openai_strict_schema(schema: Any) -> Any:
+    """``schema`` rewritten for OpenAI strict mode (a new value; the input is not changed).
+
+    Every object with ``properties`` gets ``additionalProperties: false`` and lists
+    all its properties in ``required``; a property that was optional becomes
+    nullable (``"type": [t, "null"]``, ``null`` added to an ``enum``, or
+    ``anyOf: [schema, {"type": "null"}]``), so the model sends ``null`` for "absent".
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            out[key] = {k: openai_strict_schema(v) for k, v in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, (list, tuple)):
+            out[key] = [openai_strict_schema(v) for v in value]
+        elif key in _SCHEMA_ONE:
+            out[key] = openai_strict_schema(value)
+        elif isinstance(value, (Mapping, list, tuple)):
+            out[key] = _plain(value)
+        else:
+            out[key] = value
+    props = out.get("properties")
+    if isinstance(props, dict) and (out.get("type") in (None, "object") or "properties" in schema):
+        required = schema.get("required")
+        needed = set(required) if isinstance(required, (list, tuple)) else set()
+        out["properties"] = {k: v if k in needed else _nullable(v) for k, v in props.items()}
+        out["required"] = list(props)
+        out["additionalProperties"] = False
+    elif out.get("type") == "object":
+        out["additionalProperties"] = False
+    return out
+
+
+def _nullable(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    t = schema.get("type")
+    out = dict(schema)
+    if isinstance(t, str):
+        if t != "null":
+            out["type"] = [t, "null"]
+    elif isinstance(t, list):
+        if "null" not in t:
+            out["type"] = [*t, "null"]
+    else:
+        any_of = schema.get("anyOf")
+        if isinstance(any_of, list):
+            if {"type": "null"} not in any_of:
+                out["anyOf"] = [*any_of, {"type": "null"}]
+            return out
+        return {"anyOf": [schema, {"type": "null"}]}
+    enum = out.get("enum")
+    if isinstance(enum, list) and None not in enum:
+        out["enum"] = [*enum, None]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def function_tools(tools: Sequence[ToolDefinition], openai_strict: bool) -> list[dict[str, Any]]:
+    """Tools in the ``{"type": "function", "function": {...}}`` shape.
+
+    ``openai_strict``: a strict definition also gets ``"strict": true`` and the
+    strict-mode schema rules (see :func:`openai_strict_schema`). Elsewhere a
+    strict definition is sent with its closed schema and no ``strict`` key.
+    """
+    out: list[dict[str, Any]] = []
+    for k, tool in enumerate(tools):
+        try:
+            params = tool.wire_parameters()
+            fn: dict[str, Any] = {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": params,
+            }
+            if openai_strict and tool.strict:
+                fn["parameters"] = openai_strict_schema(params)
+                fn["strict"] = True
+        except AttributeError:
+            raise ValidationError(
+                f"expected a ToolDefinition, got {type(tool).__name__}", f"tools[{k}]"
+            ) from None
+        out.append({"type": "function", "function": fn})
+    return out
+
+
+# -- the chat-completions provider ----------------------------------------------------
+
+
+class ChatCompletionsProvider(Provider):
+    """OpenAI chat completions; presets set the capability flags below."""
+
+    name = "openai"
+    #: Sends ``developer`` messages as such (else as ``system``, a loss).
+    developer_role: bool = True
+    #: Key carrying plain reasoning text on assistant messages (None: not sent).
+    reasoning_field: str | None = None
+    #: Accepts ``input_audio`` parts.
+    audio_input: bool = True
+    #: Accepts ``file`` parts.
+    file_input: bool = True
+    #: Sends ``strict`` tool definitions with OpenAI's strict-mode schema rules.
+    strict_tools: bool = True
+
+    def stream(self) -> StreamAccumulator:
+        """A fresh accumulator for one streamed response."""
+        return ChatCompletionsStream(self.name)
+
+    # -- formatting -----------------------------------------------------------------
+
+    def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+        """The ``tools`` part of a request."""
+        return function_tools(tools, self.strict_tools)
+
+    def convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
+        """Format a request and list every loss instead of warning."""
+        losses = Losses()
+        out: list[dict[str, Any]] = []
+        moved: list[dict[str, Any]] | None = None
+        for i, m in enumerate(messages):
+            try:
+                role = m.role
+            except AttributeError:
+                raise ValidationError(
+                    f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
+                ) from None
+            if moved is not None and role is not _TOOL:
+                out.append({"role": "user", "content": moved})
+                moved = None
+            # hot path: aux_of is None for a message without name, metadata and extras.
+            own = EMPTY if aux_of(m) is None else own_extras(m, self.name, i, losses)
+            # hot path: the common roles first, exact-type checks before isinstance.
+            if role is _USER:
+                out.append(self._user(cast("UserMessage", m), i, losses, own))
+            elif role is _ASSISTANT:
+                out.append(self._assistant(cast("AssistantMessage", m), i, losses, own))
+            elif role is _TOOL:
+                d, extra = self._tool(cast("ToolResultMessage", m), i, losses, own)
+                out.append(d)
+                if extra:
+                    moved = extra if moved is None else moved + extra
+            elif role is _SYSTEM:
+                out.append({"role": "system", "content": m.text})
+            elif role is _DEVELOPER:
+                if self.developer_role:
+                    out.append({"role": "developer", "content": m.text})
+                else:
+                    out.append({"role": "system", "content": m.text})
+                    losses.add(
+                        f"messages[{i}]",
+                        "developer role",
+                        f"sent as a system message: {self.name} has no developer role",
+                    )
+            else:  # pragma: no cover - MessageRole has five members
+                raise ValidationError("unsupported role", f"messages[{i}].role")
+        if moved is not None:
+            out.append({"role": "user", "content": moved})
+        body: dict[str, Any] = {"messages": out}
+        if tools:
+            body["tools"] = self.format_tools(tools)
+        return Conversion(body, tuple(losses.items))
+
+    def _user(
+        self, m: UserMessage, i: int, losses: Losses, own: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        c = m.content
+        if isinstance(c, str):
+            return {"role": "user", "content": c}
+        parts: list[dict[str, Any]] = []
+        for j, p in enumerate(c):
+            enc = self._part(p, i, j, losses)
+            if enc is not None:
+                parts.append(enc)
+        if own:
+            reinsert_unknown(parts, own)
+        # An empty parts array is rejected by the API; "" says the same thing.
+        return {"role": "user", "content": parts or ""}
+
+    def _part(self, p: ContentPart, i: int, j: int, losses: Losses) -> dict[str, Any] | None:
+        t = type(p)
+        if t is TextPart:
+            return {"type": "text", "text": cast("TextPart", p).text}
+        if t is ImagePart or isinstance(p, ImagePart):
+            img = cast("ImagePart", p)
+            url: dict[str, Any] = {"url": img.data_url}
+            if img.detail is not None:
+                url["detail"] = img.detail
+            return {"type": "image_url", "image_url": url}
+        if isinstance(p, TextPart):
+            return {"type": "text", "text": p.text}
+        if isinstance(p, AudioPart):
+            if self.audio_input:
+                return {"type": "input_audio", "input_audio": {"data": p.data, "format": p.format}}
+            losses.add(
+                f"messages[{i}].content[{j}]",
+                "audio part",
+                f"dropped: {self.name} chat messages take no audio input",
+            )
+            return None
+        if isinstance(p, FilePart):
+            if self.file_input:
+                f: dict[str, Any] = {}
+                if p.data is not None:
+                    f["file_data"] = (
+                        f"data:{p.media_type};base64,{p.data}" if p.media_type else p.data
+                    )
+                if p.file_id:
+                    f["file_id"] = p.file_id
+                if p.filename:
+                    f["filename"] = p.filename
+                return {"type": "file", "file": f}
+            losses.add(
+                f"messages[{i}].content[{j}]",
+                "file part",
+                f"dropped: {self.name} chat messages take no file input",
+            )
+            return None
+        losses.add(
+            f"messages[{i}].content[{j}]",
+            f"{t.__name__} in a user or tool message",
+            "dropped: not a content part this wire carries",
+        )
+        return None
+
+    def _assistant(
+        self, m: AssistantMessage, i: int, losses: Losses, own: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        c = m.content
+        calls = m.tool_calls
+        if isinstance(c, str):
+            text = c
+        elif not c:
+            text = ""
+        else:
+            text = "".join([p.text for p in c if type(p) is TextPart or isinstance(p, TextPart)])
+        d: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
+        if c and not isinstance(c, str):
+            reasoning = reasoning_to_send(self.name, self.reasoning_field, c, i, losses)
+            if reasoning and self.reasoning_field is not None:
+                d[self.reasoning_field] = reasoning
+        if own:
+            if own.get("refusal"):
+                d["refusal"] = own["refusal"]
+            for item in own.get("unknown", ()):
+                kind = item.get("type") if isinstance(item, Mapping) else None
+                losses.add(
+                    f"messages[{i}]",
+                    f"{self.name} {kind or 'unknown'} block",
+                    "dropped: assistant content is sent as one string",
+                )
+        if calls:
+            call_state_losses(calls, self.name, i, losses)
+            d["tool_calls"] = [
+                {
+                    "id": tc.id,
+                    "type": "function",
+                    "function": {"name": tc.name, "arguments": tc.arguments_json},
+                }
+                for tc in calls
+            ]
+        return d
+
+    def _tool(
+        self, m: ToolResultMessage, i: int, losses: Losses, own: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+        c = m.content
+        moved: list[dict[str, Any]] | None = None
+        content: str | list[dict[str, Any]]
+        if isinstance(c, str):
+            content = c
+        else:
+            texts: list[dict[str, Any]] = []
+            for j, p in enumerate(c):
+                if type(p) is TextPart or isinstance(p, TextPart):
+                    texts.append({"type": "text", "text": p.text})
+                    continue
+                if moved is None:
+                    moved = [{"type": "text", "text": f"[content of tool result {m.tool_call_id}]"}]
+                losses.add(
+                    f"messages[{i}].content[{j}]",
+                    f"{type(p).__name__} in a tool result",
+                    "moved to a user message after the tool results: tool messages carry text only",
+                )
+                enc = self._part(p, i, j, losses)
+                if enc is not None:
+                    moved.append(enc)
+            if not texts and moved is not None:
+                texts.append(
+                    {"type": "text", "text": "[non-text content follows in a user message]"}
+                )
+            if own:
+                reinsert_unknown(texts, own)
+            content = texts or ""
+        if m.is_error:
+            losses.add(f"messages[{i}].is_error", "is_error flag", _IS_ERROR_RULE)
+            if isinstance(content, str):
+                content = error_prefixed(content)
+            elif not content or not content[0]["text"].lower().startswith("error"):
+                content = [{"type": "text", "text": _ERROR_PREFIX}, *content]
+        d = {"role": "tool", "tool_call_id": m.tool_call_id, "content": content}
+        return d, moved
+
+    # -- parsing responses --------------------------------------------------------------
+
+    @guarded()
+    def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
+        """Parse a non-streaming response body (or an error body: finish_reason ERROR)."""
+        b = body if type(body) is dict else as_mapping(body, "")
+        model = opt_str(b.get("model"), "model")
+        if "choices" not in b and b.get("error") is not None:
+            text, details = read_error(b["error"], "error")
+            message = respond("", None, self.name, (), None, None, details)
+            return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
+        resp_id = opt_str(b.get("id"), "id")
+        choices = as_list(b.get("choices"), "choices")
+        if not choices:
+            raise DecodeError("no choices: the response carries no message", "choices")
+        ch = choices[0]
+        if type(ch) is not dict:
+            ch = as_mapping(ch, "choices[0]")
+        msg = ch.get("message")
+        if type(msg) is not dict:
+            msg = as_mapping(msg, "choices[0].message")
+        own: dict[str, Any] = {}
+        text = _content_text(msg.get("content"), "choices[0].message.content", own)
+        refusal = opt_str(msg.get("refusal"), "choices[0].message.refusal")
+        if refusal:
+            own["refusal"] = refusal
+        else:
+            refusal = own.get("refusal")
+        reasoning = _reasoning_of(msg, "choices[0].message")
+        calls, invalid = _calls(
+            msg.get("tool_calls"), "choices[0].message.tool_calls", resp_id or model or ""
+        )
+        raw_finish = opt_str(ch.get("finish_reason"), "choices[0].finish_reason")
+        usage = chat_usage(b.get("usage"), "usage")
+        if raw_finish is None:
+            finish = FinishReason.TOOL_CALLS if calls or invalid else FinishReason.STOP
+        else:
+            finish = _FINISH.get(raw_finish, FinishReason.OTHER)
+        extras = {self.name: own} if own else None
+        message = respond(text, reasoning, self.name, calls, usage, extras)
+        return ChatResponse(message, finish, usage, model, invalid, raw_finish, refusal, resp_id)
+
+    # -- parsing requests -------------------------------------------------------------
+
+    @guarded()
+    def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
+        """Import a conversation written as a chat-completions request (or its ``messages``)."""
+        if isinstance(body_or_list, Mapping):
+            items = as_list(body_or_list.get("messages"), "messages")
+            prefix = "messages"
+        elif isinstance(body_or_list, (list, tuple)):
+            items, prefix = body_or_list, ""
+        else:
+            raise DecodeError("expected a request body or a list of messages", "")
+        pairing = ToolPairing()
+        out: list[Message] = []
+        for i, raw in enumerate(items):
+            path = f"{prefix}[{i}]"
+            m = as_mapping(raw, path)
+            role = m.get("role")
+            if not isinstance(role, str):
+                raise DecodeError("role is required (a string)", f"{path}.role")
+            decoder = _DECODERS.get(role)
+            if decoder is None:
+                raise DecodeError(
+                    "unsupported role; expected system, developer, user, assistant or tool",
+                    f"{path}.role",
+                )
+            try:
+                out.append(decoder(self, m, path, i, pairing))
+            except ValidationError as exc:
+                raise DecodeError(exc.message, exc.at(path).path) from None
+        return out
+
+    def _decode_system(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        cls = DeveloperMessage if m.get("role") == "developer" else SystemMessage
+        return cls(_system_text(m.get("content"), f"{path}.content"), name=_name(m, path))
+
+    def _decode_user(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        content, own = _user_content(m.get("content"), f"{path}.content")
+        extras = {self.name: own} if own else None
+        return UserMessage(content, name=_name(m, path), extras=extras)
+
+    def _decode_assistant(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        own: dict[str, Any] = {}
+        text = _content_text(m.get("content"), f"{path}.content", own)
+        refusal = opt_str(m.get("refusal"), f"{path}.refusal")
+        if refusal:
+            own["refusal"] = refusal
+        reasoning = _reasoning_of(m, path)
+        calls = _request_calls(m.get("tool_calls"), f"{path}.tool_calls", i)
+        parts: list[ContentPart] = []
+        if reasoning:
+            parts.append(ReasoningPart(reasoning, provider=self.name))
+        if text:
+            parts.append(TextPart(text))
+        name = _name(m, path)
+        ext = {self.name: own} if own else None
+        if calls:
+            pairing.open(calls)
+            return ToolCallMessage(calls, parts or None, name=name, extras=ext)
+        return AssistantMessage(parts if reasoning else text, name=name, extras=ext)
+
+    def _decode_tool(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        call_id = opt_str(m.get("tool_call_id"), f"{path}.tool_call_id")
+        content, own = _user_content(m.get("content"), f"{path}.content")
+        extras = {self.name: own} if own else None
+        return ToolResultMessage(
+            pairing.answer(call_id, None, i), content, name=_name(m, path), extras=extras
+        )
+
+
+_Decoder = Callable[[ChatCompletionsProvider, Mapping[str, Any], str, int, ToolPairing], Message]
+_DECODERS: dict[str, _Decoder] = {
+    "system": ChatCompletionsProvider._decode_system,
+    "developer": ChatCompletionsProvider._decode_system,
+    "user": ChatCompletionsProvider._decode_user,
+    "assistant": ChatCompletionsProvider._decode_assistant,
+    "tool": ChatCompletionsProvider._decode_tool,
+}
+
+
+def _name(m: Mapping[str, Any], path: str) -> str | None:
+    name = m.get("name")
+    if name is None or type(name) is str:
+        return name
+    raise DecodeError(f"expected a string, got {type(name).__name__}", f"{path}.name")
+
+
+def _system_text(content: object, path: str) -> str:
+    if type(content) is str:
+        return content
+    if content is None:
+        raise DecodeError("content is required", path)
+    parts = as_list(content, path)
+    texts: list[str] = []
+    for j, p in enumerate(parts):
+        part = as_mapping(p, f"{path}[{j}]")
+        if part.get("type") != "text":
+            raise DecodeError(
+                "system and developer content takes text parts only", f"{path}[{j}].type"
+            )
+        texts.append(_req_str(part.get("text"), f"{path}[{j}].text"))
+    return "".join(texts)
+
+
+def _req_str(value: object, path: str) -> str:
+    if type(value) is str:
+        return value
+    if value is None:
+        raise DecodeError("required string is missing", path)
+    raise DecodeError(f"expected a string, got {_json_type(value)}", path)
+
+
+def _json_type(value: object) -> str:
+    from .._json import json_type
+
+    return json_type(value)
+
+
+def _content_text(content: object, path: str, own: dict[str, Any]) -> str:
+    """Assistant content: a string, null, or text/refusal parts (others kept in ``own``)."""
+    if content is None:
+        return ""
+    if type(content) is str:
+        return content
+    parts = as_list(content, path)
+    texts: list[str] = []
+    for j, p in enumerate(parts):
+        part = as_mapping(p, f"{path}[{j}]")
+        kind = part.get("type")
+        if kind == "text":
+            texts.append(_req_str(part.get("text"), f"{path}[{j}].text"))
+        elif kind == "refusal":
+            own["refusal"] = own.get("refusal", "") + _req_str(
+                part.get("refusal"), f"{path}[{j}].refusal"
+            )
+        else:
+            _unknown(own, j, f"{path}[{j}]", part)
+    return "".join(texts)
+
+
+def _unknown(own: dict[str, Any], index: int, path: str, part: Mapping[str, Any]) -> None:
+    """Keep a part of a type this package does not model: ``{index, path, type, value}``."""
+    kind = part.get("type")
+    own.setdefault("unknown", []).append(
+        {
+            "index": index,
+            "path": path,
+            "type": kind if isinstance(kind, str) else _json_type(kind),
+            "value": part,
+        }
+    )
+
+
+def _user_content(
+    content: object, path: str
+) -> tuple[str | tuple[ContentPart, ...], dict[str, Any] | None]:
+    """User or tool content: a string or parts (unknown part types kept in the second value)."""
+    if type(content) is str:
+        return content, None
+    if content is None:
+        raise DecodeError("content is required", path)
+    items = as_list(content, path)
+    parts: list[ContentPart] = []
+    own: dict[str, Any] = {}
+    for j, p in enumerate(items):
+        raw = as_mapping(p, f"{path}[{j}]")
+        part = decode_part(raw, f"{path}[{j}]")
+        if part is None:
+            _unknown(own, j, f"{path}[{j}]", raw)
+        else:
+            parts.append(part)
+    return tuple(parts), own or None
+
+
+def decode_part(p: Mapping[str, Any], path: str) -> ContentPart | None:
+    """One chat-completions content part; None for a type this package does not model."""
+    kind = p.get("type")
+    where = path
+    try:
+        if kind == "text":
+            return TextPart(_req_str(p.get("text"), f"{path}.text"))
+        if kind == "image_url":
+            iu = p.get("image_url")
+            detail = None
+            if isinstance(iu, Mapping):
+                url = _req_str(iu.get("url"), f"{path}.image_url.url")
+                detail = opt_str(iu.get("detail"), f"{path}.image_url.detail")
+            else:
+                url = _req_str(iu, f"{path}.image_url")
+            where = f"{path}.image_url.url"
+            if url.startswith("data:"):
+                return ImagePart.from_data_url(url, detail)
+            return ImagePart(url=url, detail=detail)
+        if kind == "input_audio":
+            where = f"{path}.input_audio"
+            ia = as_mapping(p.get("input_audio"), where)
+            return AudioPart(
+                _req_str(ia.get("data"), f"{where}.data"),
+                _req_str(ia.get("format"), f"{where}.format"),
+            )
+        if kind == "file":
+            where = f"{path}.file"
+            f = as_mapping(p.get("file"), where)
+            data = opt_str(f.get("file_data"), f"{where}.file_data")
+            media_type = None
+            if data is not None and data.startswith("data:"):
+                media_type, data = parse_data_url(data, f"{where}.file_data")
+            return FilePart(
+                data,
+                opt_str(f.get("file_id"), f"{where}.file_id"),
+                opt_str(f.get("filename"), f"{where}.filename"),
+                media_type,
+            )
+    except ValidationError as exc:
+        raise DecodeError(exc.message, exc.path if exc.path.startswith(path) else where) from None
+    if not isinstance(kind, str):
+        raise DecodeError("content part type is required (a string)", f"{path}.type")
+    return None
+
+
+def _reasoning_of(m: Mapping[str, Any], path: str) -> str | None:
+    """``reasoning`` (current vLLM, Groq), else legacy ``reasoning_content``; never both."""
+    r = m.get("reasoning")
+    if r is None:
+        r = m.get("reasoning_content")
+        if r is None:
+            return None
+        key = "reasoning_content"
+    else:
+        key = "reasoning"
+    if type(r) is not str:
+        raise DecodeError(f"expected a string, got {_json_type(r)}", f"{path}.{key}")
+    return r or None
+
+
+def _calls(
+    raw: object, path: str, seed: str
+) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
+    """Response tool calls; bad arguments or names go to the invalid list with their path."""
+    if raw is None:
+        return (), ()
+    items = raw if type(raw) is list else as_list(raw, path)
+    if not items:
+        return (), ()
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for j, item in enumerate(items):
+        tc = item if type(item) is dict else as_mapping(item, f"{path}[{j}]")
+        fn = tc.get("function")
+        if type(fn) is not dict:
+            fn = as_mapping(fn, f"{path}[{j}].function")
+        name = fn.get("name")
+        if type(name) is not str or not name:
+            raise DecodeError(
+                "tool name is required (a non-empty string)", f"{path}[{j}].function.name"
+            )
+        call_id = tc.get("id")
+        args = fn.get("arguments")
+        raw_args = args if type(args) is str else None
+        if call_id is None or call_id == "":
+            call_id = derive_call_id(DERIVED_ID_PREFIX, seed, j, name, raw_args or "")
+        elif type(call_id) is not str:
+            raise DecodeError(f"expected a string, got {_json_type(call_id)}", f"{path}[{j}].id")
+        where = f"{path}[{j}].function.arguments"
+        if _NAME_RE.fullmatch(name) is None:
+            invalid.append(
+                InvalidToolCall(
+                    call_id, name, raw_args or "", f"{path}[{j}].function.name: invalid tool name"
+                )
+            )
+            continue
+        try:
+            if raw_args is not None:
+                frozen = parse_arguments(raw_args, where)
+            elif args is None:
+                frozen = EMPTY
+            elif isinstance(args, Mapping):
+                frozen = freeze_arguments(args, where)
+            else:
+                raise DecodeError(f"expected a JSON string, got {_json_type(args)}", where)
+        except DecodeError as exc:
+            if raw_args is None:
+                raise
+            invalid.append(InvalidToolCall(call_id, name, raw_args, str(exc)))
+            continue
+        calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
+    check_unique_ids(calls, path)
+    return tuple(calls), tuple(invalid)
+
+
+def _request_calls(raw: object, path: str, index: int) -> tuple[ToolCall, ...]:
+    """Tool calls of a stored conversation: arguments must be valid (DecodeError otherwise)."""
+    if raw is None:
+        return ()
+    items = as_list(raw, path)
+    calls: list[ToolCall] = []
+    for j, tc in enumerate(items):
+        tcm = as_mapping(tc, f"{path}[{j}]")
+        fn = as_mapping(tcm.get("function"), f"{path}[{j}].function")
+        name = fn.get("name")
+        if type(name) is not str or _NAME_RE.fullmatch(name) is None:
+            raise DecodeError(
+                "tool name is required and must match ^[A-Za-z0-9_-]{1,64}$",
+                f"{path}[{j}].function.name",
+            )
+        args = fn.get("arguments")
+        where = f"{path}[{j}].function.arguments"
+        raw_args: str | None = None
+        if type(args) is str:
+            raw_args = args
+            frozen = parse_arguments(args, where)
+        elif args is None:
+            frozen = EMPTY
+        elif isinstance(args, Mapping):
+            frozen = freeze_arguments(args, where)
+        else:
+            raise DecodeError(f"expected a JSON string, got {_json_type(args)}", where)
+        call_id = tcm.get("id")
+        if call_id is None or call_id == "":
+            call_id = derive_call_id(DERIVED_ID_PREFIX, "request", index, j, name, raw_args or "")
+        elif type(call_id) is not str:
+            raise DecodeError(f"expected a string, got {_json_type(call_id)}", f"{path}[{j}].id")
+        calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
+    check_unique_ids(calls, path)
+    return tuple(calls)
+
+
+def chat_usage(raw: object, path: str) -> Usage | None:
+    """``prompt_tokens`` / ``completion_tokens`` / ``total_tokens`` (+ cached, reasoning)."""
+    if raw is None:
+        return None
+    u = raw if type(raw) is dict else as_mapping(raw, path)
+    inp = opt_int(u.get("prompt_tokens"), f"{path}.prompt_tokens") or 0
+    out = opt_int(u.get("completion_tokens"), f"{path}.completion_tokens") or 0
+    total = opt_int(u.get("total_tokens"), f"{path}.total_tokens")
+    cached = reasoning = None
+    details = u.get("prompt_tokens_details")
+    if details is not None:
+        d = as_mapping(details, f"{path}.prompt_tokens_details")
+        cached = opt_int(d.get("cached_tokens"), f"{path}.prompt_tokens_details.cached_tokens")
+    details = u.get("completion_tokens_details")
+    if details is not None:
+        d = as_mapping(details, f"{path}.completion_tokens_details")
+        reasoning = opt_int(
+            d.get("reasoning_tokens"), f"{path}.completion_tokens_details.reasoning_tokens"
+        )
+    return Usage(
+        inp,
+        out,
+        inp + out if total is None else total,
+        cached_input_tokens=cached,
+        reasoning_tokens=reasoning,
+    )
+
+
+# -- streaming --------------------------------------------------------------------------
+
+
+class ChatCompletionsStream(StreamAccumulator):
+    """Accumulates chat-completion chunks (SSE ``data:`` payloads without ``[DONE]``).
+
+    Tool-call fragments are keyed by ``index``; a fragment whose ``id`` differs
+    from the call open at that index starts a new call (some servers send every
+    call at index 0). Whole calls in one delta (Groq) and several calls per delta
+    work the same way. A mid-stream ``{"error": ...}`` object ends with
+    finish_reason ERROR and keeps what came before. A stream that ends before any
+    ``finish_reason`` (truncated) finishes with what it has: finish_reason ERROR,
+    ``error`` saying so, partial tool calls in ``invalid_tool_calls``.
+    """
+
+    __slots__ = (
+        "_acc",
+        "_error",
+        "_error_details",
+        "_events",
+        "_finish",
+        "_id",
+        "_model",
+        "_next",
+        "_open",
+        "_provider",
+        "_reasoning",
+        "_refusal",
+        "_text",
+        "_usage",
+        "_vendor_usage",
+    )
+
+    def __init__(self, provider: str) -> None:
+        self._provider = provider
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._refusal: list[str] = []
+        self._acc = ToolCallAccumulator()
+        self._open: dict[int, list[Any]] = {}
+        self._next = 0
+        self._finish: str | None = None
+        self._usage: Usage | None = None
+        self._vendor_usage: Usage | None = None
+        self._model: str | None = None
+        self._id: str | None = None
+        self._error: str | None = None
+        self._error_details: FrozenDict | None = None
+        self._events = 0
+
+    @property
+    def event_count(self) -> int:
+        """How many events were fed."""
+        return self._events
+
+    @guarded()
+    def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+        """Consume one chunk; returns the text, reasoning and tool-call deltas it carried."""
+        # hot path: exact-type checks first; a path string is built only on failure.
+        if type(event) is not dict:
+            event = as_mapping(event, "")
+        self._events += 1
+        if self._model is None:
+            self._model = opt_str(event.get("model"), "model")
+            self._id = opt_str(event.get("id"), "id")
+        out = _NO_DELTAS
+        choices = event.get("choices")
+        if choices:
+            if type(choices) is not list:
+                choices = as_list(choices, "choices")
+            ch = choices[0]
+            if type(ch) is not dict:
+                ch = as_mapping(ch, "choices[0]")
+            delta = ch.get("delta")
+            if delta:
+                if type(delta) is not dict:
+                    delta = as_mapping(delta, "choices[0].delta")
+                out = self._delta(delta)
+            fr = ch.get("finish_reason")
+            if fr is not None:
+                if type(fr) is not str:
+                    raise DecodeError(
+                        f"expected a string, got {_json_type(fr)}", "choices[0].finish_reason"
+                    )
+                self._finish = fr
+        elif choices is None and "error" in event:
+            self._set_error(event["error"], "error")
+        usage = event.get("usage")
+        if usage is not None:
+            self._usage = chat_usage(usage, "usage")
+        if self.vendor_key is not None:
+            vendor = event.get(self.vendor_key)
+            if vendor is not None:
+                self._vendor(vendor)
+        return out
+
+    #: Top-level key of vendor data in a chunk (Groq: ``x_groq``), read by ``_vendor``.
+    vendor_key: str | None = None
+
+    def _vendor(self, value: object) -> None:
+        """Hook for the vendor data of a chunk."""
+
+    def _set_error(self, value: object, path: str) -> None:
+        self._error, self._error_details = read_error(value, path)
+
+    def _delta(self, delta: dict[str, Any]) -> tuple[StreamDelta, ...]:
+        out: tuple[StreamDelta, ...] = _NO_DELTAS
+        c = delta.get("content")
+        if c:
+            if type(c) is not str:
+                raise DecodeError(
+                    f"expected a string, got {_json_type(c)}", "choices[0].delta.content"
+                )
+            self._text.append(c)
+            out = (stream_delta("text", c),)
+        r = delta.get("reasoning")
+        if r is None:
+            r = delta.get("reasoning_content")
+        if r:
+            if type(r) is not str:
+                raise DecodeError(
+                    f"expected a string, got {_json_type(r)}", "choices[0].delta.reasoning"
+                )
+            self._reasoning.append(r)
+            out = (*out, stream_delta("reasoning", r))
+        tcs = delta.get("tool_calls")
+        if tcs:
+            out = out + self._tool_deltas(tcs)
+        refusal = delta.get("refusal")
+        if refusal:
+            if type(refusal) is not str:
+                raise DecodeError(
+                    f"expected a string, got {_json_type(refusal)}", "choices[0].delta.refusal"
+                )
+            self._refusal.append(refusal)
+        return out
+
+    def _tool_deltas(self, tcs: object) -> tuple[StreamDelta, ...]:
+        items = tcs if type(tcs) is list else as_list(tcs, "choices[0].delta.tool_calls")
+        out: list[StreamDelta] = []
+        for k, item in enumerate(items):
+            tc = (
+                item
+                if type(item) is dict
+                else as_mapping(item, f"choices[0].delta.tool_calls[{k}]")
+            )
+            wire = tc.get("index")
+            if wire is None:
+                wire = k
+            elif type(wire) is not int or wire < 0:
+                raise DecodeError(
+                    "index must be an integer >= 0", f"choices[0].delta.tool_calls[{k}].index"
+                )
+            cid = tc.get("id")
+            if cid is not None and type(cid) is not str:
+                raise DecodeError(
+                    f"expected a string, got {_json_type(cid)}",
+                    f"choices[0].delta.tool_calls[{k}].id",
+                )
+            name = args = None
+            fn = tc.get("function")
+            if fn is not None:
+                if type(fn) is not dict:
+                    fn = as_mapping(fn, f"choices[0].delta.tool_calls[{k}].function")
+                name = fn.get("name")
+                args = fn.get("arguments")
+                if name is not None and type(name) is not str:
+                    raise DecodeError(
+                        f"expected a string, got {_json_type(name)}",
+                        f"choices[0].delta.tool_calls[{k}].function.name",
+                    )
+                if args is not None and type(args) is not str:
+                    if not isinstance(args, Mapping):
+                        raise DecodeError(
+                            f"expected a string, got {_json_type(args)}",
+                            f"choices[0].delta.tool_calls[{k}].function.arguments",
+                        )
+                    from .._json import dumps_compact
+
+                    args = dumps_compact(args)
+            slot = self._open.get(wire)
+            if slot is None or (cid and slot[1] and cid != slot[1]):
+                index = self._next
+                self._next += 1
+                self._open[wire] = [index, cid or None]
+            else:
+                index = slot[0]
+                if cid and not slot[1]:
+                    slot[1] = cid
+            self._acc.add(index, cid or None, name or None, args or None)
+            out.append(tool_call_delta(index, cid or None, name or None, args or None))
+        return tuple(out)
+
+    def _derive(self, index: int, name: str | None) -> str:
+        return derive_call_id(DERIVED_ID_PREFIX, self._id or self._model or "", index, name or "")
+
+    @guarded()
+    def finish(self) -> ChatResponse:
+        """The response assembled from every chunk fed so far."""
+        calls, invalid = self._acc.result(self._derive)
+        check_unique_ids(calls, "tool_calls")
+        raw = self._finish
+        error = self._error
+        if error is not None:
+            finish = FinishReason.ERROR
+        elif raw is not None:
+            finish = _FINISH.get(raw, FinishReason.OTHER)
+        else:
+            finish = FinishReason.ERROR
+            error = "stream ended before a finish_reason (truncated)"
+        refusal = "".join(self._refusal) or None
+        extras = {self._provider: {"refusal": refusal}} if refusal else None
+        reasoning = "".join(self._reasoning) or None
+        usage = self._usage if self._usage is not None else self._vendor_usage
+        message = respond(
+            "".join(self._text),
+            reasoning,
+            self._provider,
+            calls,
+            usage,
+            extras,
+            self._error_details,
+        )
+        return ChatResponse(
+            message, finish, usage, self._model, invalid, raw, refusal, self._id, error
+        )

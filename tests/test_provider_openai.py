@@ -1,0 +1,720 @@
+"""OpenAI chat completions: fixture fidelity, loss rules, strict tools, streaming, fuzzing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from conftest import SECRET, fixture_entries, load_fixture
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from provider_facts import unknown_blocks
+from provider_fidelity import (
+    accepts_or_decode_error,
+    check_adversarial,
+    check_request,
+    check_response,
+    check_stream,
+    feed_all_or_decode_error,
+    json_values,
+    mutate,
+    mutations,
+    run_stream,
+)
+
+from messages import (
+    AudioPart,
+    DecodeError,
+    FilePart,
+    ImagePart,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolDefinition,
+    ValidationError,
+)
+from messages.providers import FinishReason, LossWarning, get_provider
+from messages.providers._chat_completions import is_derived_id, openai_strict_schema
+
+P = get_provider("openai")
+ENTRIES = fixture_entries("openai")
+
+
+def _of(kind: str) -> list[dict[str, Any]]:
+    return [e for e in ENTRIES if e["kind"] == kind]
+
+
+def _id(entry: dict[str, Any]) -> str:
+    return str(entry["file"])
+
+
+# -- fixtures ---------------------------------------------------------------------------
+
+
+def test_every_openai_fixture_kind_is_covered() -> None:
+    kinds = {e["kind"] for e in ENTRIES}
+    assert kinds <= {"request", "response", "stream", "adversarial"}
+    assert len(ENTRIES) >= 18
+
+
+@pytest.mark.parametrize("entry", _of("request"), ids=_id)
+def test_request_fixture_parses_and_formats_back(entry: dict[str, Any]) -> None:
+    check_request(P, entry, load_fixture(entry))
+
+
+@pytest.mark.parametrize("entry", _of("response"), ids=_id)
+def test_response_fixture_facts(entry: dict[str, Any]) -> None:
+    check_response(P, entry, load_fixture(entry))
+
+
+@pytest.mark.parametrize("entry", _of("stream"), ids=_id)
+def test_stream_fixture_facts(entry: dict[str, Any]) -> None:
+    check_stream(P, entry, load_fixture(entry))
+
+
+@pytest.mark.parametrize("entry", _of("adversarial"), ids=_id)
+def test_adversarial_fixture_behaviour(entry: dict[str, Any]) -> None:
+    check_adversarial(P, entry, load_fixture(entry))
+
+
+# -- formatting -----------------------------------------------------------------------
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+
+
+def _conversation() -> list[Message]:
+    call_a = ToolCall("call_a", "get_weather", {"city": "Paris"})
+    call_b = ToolCall("call_b", "get_time", {})
+    return [
+        Message.developer("Be brief."),
+        Message.user(
+            [
+                TextPart("Look: "),
+                ImagePart(url="https://example.com/a.png", detail="high"),
+                ImagePart(data=PNG, media_type="image/png"),
+                AudioPart(data="UklGRg==", format="wav"),
+                FilePart(data="JVBERi0=", filename="a.pdf", media_type="application/pdf"),
+                FilePart(file_id="file-123"),
+            ],
+            name="alice",
+        ),
+        Message.assistant("Checking.", [call_a, call_b]),
+        Message.tool_result("call_a", "18C"),
+        Message.tool_result("call_b", "noon"),
+        Message.assistant("Done."),
+    ]
+
+
+def test_full_conversation_wire_shape() -> None:
+    conversion = P.convert(_conversation())
+    assert conversion.losses == ()
+    assert conversion.body == {
+        "messages": [
+            {"role": "developer", "content": "Be brief."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Look: "},
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": "https://example.com/a.png", "detail": "high"},
+                    },
+                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}},
+                    {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+                    {
+                        "type": "file",
+                        "file": {
+                            "file_data": "data:application/pdf;base64,JVBERi0=",
+                            "filename": "a.pdf",
+                        },
+                    },
+                    {"type": "file", "file": {"file_id": "file-123"}},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": "Checking.",
+                "tool_calls": [
+                    {
+                        "id": "call_a",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                    },
+                    {
+                        "id": "call_b",
+                        "type": "function",
+                        "function": {"name": "get_time", "arguments": "{}"},
+                    },
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_a", "content": "18C"},
+            {"role": "tool", "tool_call_id": "call_b", "content": "noon"},
+            {"role": "assistant", "content": "Done."},
+        ]
+    }
+
+
+def test_every_part_kind_round_trips_through_the_wire() -> None:
+    ms = _conversation()
+    back = P.parse_messages(P.convert(ms).body)
+    assert [type(m) for m in back] == [type(m) for m in ms]
+    assert back[1].parts == ms[1].parts
+    assert back[2].tool_calls == ms[2].tool_calls
+    # name travels on the wire only when importing; it is never sent.
+    assert back[1].name is None
+
+
+def test_name_metadata_and_extras_are_never_sent() -> None:
+    m = Message.user("hi", name="alice", metadata={"k": SECRET}, extras={"x": SECRET})
+    body = P.format_request([m])
+    assert body == {"messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_empty_assistant_text_is_an_empty_string_without_calls_and_null_with_them() -> None:
+    call = ToolCall("c1", "f", {})
+    body = P.convert([Message.assistant(""), Message.assistant(None, [call])]).body
+    assert body["messages"][0] == {"role": "assistant", "content": ""}
+    assert body["messages"][1]["content"] is None
+
+
+def test_user_message_with_no_parts_is_sent_as_empty_string() -> None:
+    body = P.convert([Message.user([])]).body
+    assert body["messages"] == [{"role": "user", "content": ""}]
+
+
+def test_image_in_tool_result_moves_to_a_user_message_after_the_tool_run() -> None:
+    call_a, call_b = ToolCall("a", "shot", {}), ToolCall("b", "shot", {})
+    ms = [
+        Message.assistant(None, [call_a, call_b]),
+        Message.tool_result(
+            "a", [TextPart("screen 1"), ImagePart(data=PNG, media_type="image/png")]
+        ),
+        Message.tool_result("b", [ImagePart(url="https://x.test/2.png")]),
+        Message.user("next"),
+    ]
+    conversion = P.convert(ms)
+    wire = conversion.body["messages"]
+    assert [m["role"] for m in wire] == ["assistant", "tool", "tool", "user", "user"]
+    assert wire[1] == {
+        "role": "tool",
+        "tool_call_id": "a",
+        "content": [{"type": "text", "text": "screen 1"}],
+    }
+    assert wire[2]["content"][0]["type"] == "text"  # a pointer, never an empty tool message
+    moved = wire[3]["content"]
+    assert [p["type"] for p in moved] == ["text", "image_url", "text", "image_url"]
+    assert moved[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert moved[3]["image_url"]["url"] == "https://x.test/2.png"
+    assert [(loss.path, loss.what) for loss in conversion.losses] == [
+        ("messages[1].content[1]", "ImagePart in a tool result"),
+        ("messages[2].content[0]", "ImagePart in a tool result"),
+    ]
+    assert all("moved to a user message" in loss.rule for loss in conversion.losses)
+
+
+def test_moved_parts_at_the_end_still_form_a_user_message() -> None:
+    ms = [
+        Message.assistant(None, [ToolCall("a", "shot", {})]),
+        Message.tool_result("a", [ImagePart(data=PNG, media_type="image/png")]),
+    ]
+    wire = P.convert(ms).body["messages"]
+    assert [m["role"] for m in wire] == ["assistant", "tool", "user"]
+
+
+@pytest.mark.parametrize(
+    ("content", "sent"),
+    [
+        ("timeout", "Error: timeout"),
+        ("Error: timeout", "Error: timeout"),
+        ("error 500", "error 500"),
+        ("", "Error: "),
+    ],
+)
+def test_is_error_is_sent_as_an_error_prefix_and_reported(content: str, sent: str) -> None:
+    m = Message.tool_result("c1", content, is_error=True)
+    conversion = P.convert([m])
+    assert conversion.body["messages"][0]["content"] == sent
+    (loss,) = conversion.losses
+    assert loss.path == "messages[0].is_error"
+    assert "Error: " in loss.rule
+
+
+def test_is_error_with_parts_gets_a_leading_text_part() -> None:
+    m = Message.tool_result("c1", [TextPart("boom")], is_error=True)
+    content = P.convert([m]).body["messages"][0]["content"]
+    assert content == [{"type": "text", "text": "Error: "}, {"type": "text", "text": "boom"}]
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        ReasoningPart("plain thoughts"),
+        ReasoningPart("vllm thoughts", provider="vllm"),
+        ReasoningPart("signed", signature="sig", provider="anthropic"),
+        ReasoningPart("opaque", redacted=True, provider="anthropic"),
+    ],
+)
+def test_reasoning_is_never_sent_to_openai_chat(part: ReasoningPart) -> None:
+    m = Message.assistant([part, TextPart("answer")])
+    conversion = P.convert([m])
+    assert conversion.body["messages"] == [{"role": "assistant", "content": "answer"}]
+    (loss,) = conversion.losses
+    assert loss.path == "messages[0].content[0]"
+    assert "dropped" in loss.rule
+    assert part.text not in str(loss)
+
+
+def test_format_request_warns_per_loss_and_strict_raises() -> None:
+    m = Message.assistant([ReasoningPart("r"), TextPart("a")])
+    with pytest.warns(LossWarning, match=r"messages\[0\]\.content\[0\]"):
+        P.format_request([m])
+    with pytest.raises(ValidationError) as info:
+        P.format_request([m], strict=True)
+    assert info.value.path == "messages[0].content[0]"
+
+
+def test_convert_rejects_a_non_message_with_its_position() -> None:
+    with pytest.raises(ValidationError) as info:
+        P.convert([Message.user("a"), {"role": "user"}])  # type: ignore[list-item]
+    assert info.value.path == "messages[1]"
+
+
+# -- tools ------------------------------------------------------------------------------
+
+WEATHER = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "unit": {"type": "string", "enum": ["c", "f"]},
+        "days": {"type": "integer"},
+        "where": {
+            "type": "object",
+            "properties": {"lat": {"type": "number"}, "tag": {"$ref": "#/$defs/tag"}},
+            "required": ["lat"],
+        },
+        "tags": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"k": {"type": "string"}}},
+        },
+    },
+    "required": ["city"],
+    "$defs": {"tag": {"type": "string"}},
+}
+
+
+def test_strict_tool_follows_openai_strict_mode() -> None:
+    tool = ToolDefinition("get_weather", "Weather for a city.", WEATHER, strict=True)
+    (wire,) = P.format_tools([tool])
+    fn = wire["function"]
+    assert wire["type"] == "function"
+    assert fn["strict"] is True
+    params = fn["parameters"]
+    assert params["additionalProperties"] is False
+    assert params["required"] == ["city", "unit", "days", "where", "tags"]
+    props = params["properties"]
+    assert props["city"] == {"type": "string"}
+    assert props["unit"] == {"type": ["string", "null"], "enum": ["c", "f", None]}
+    assert props["days"] == {"type": ["integer", "null"]}
+    where = props["where"]
+    assert where["type"] == ["object", "null"]
+    assert where["additionalProperties"] is False
+    assert where["required"] == ["lat", "tag"]
+    assert where["properties"]["tag"] == {"anyOf": [{"$ref": "#/$defs/tag"}, {"type": "null"}]}
+    items = props["tags"]["items"]
+    assert items["additionalProperties"] is False and items["required"] == ["k"]
+    assert items["properties"]["k"] == {"type": ["string", "null"]}
+    assert params["$defs"] == {"tag": {"type": "string"}}
+    # The definition itself is unchanged.
+    assert tool.parameters["required"] == ("city",)
+
+
+def test_non_strict_tool_is_sent_as_written() -> None:
+    tool = ToolDefinition("get_weather", "Weather for a city.", WEATHER, strict=False)
+    (wire,) = P.format_tools([tool])
+    assert "strict" not in wire["function"]
+    assert wire["function"]["parameters"] == WEATHER
+
+
+def test_strict_schema_leaves_enum_and_default_values_alone() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"mode": {"enum": [{"properties": 1}], "default": {"type": "object"}}},
+    }
+    out = openai_strict_schema(schema)
+    mode = out["properties"]["mode"]
+    assert mode == {
+        "anyOf": [{"enum": [{"properties": 1}], "default": {"type": "object"}}, {"type": "null"}]
+    }
+
+
+def test_tools_go_into_the_request_body() -> None:
+    tool = ToolDefinition("f", "Does f.", {"type": "object", "properties": {}})
+    body = P.convert([Message.user("x")], [tool]).body
+    assert body["tools"] == P.format_tools([tool])
+
+
+def test_format_tools_rejects_what_is_not_a_definition() -> None:
+    with pytest.raises(ValidationError) as info:
+        P.format_tools([{"name": "f"}])  # type: ignore[list-item]
+    assert info.value.path == "tools[0]"
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+def _response(message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    body = {
+        "id": "chatcmpl-1",
+        "model": "gpt-x",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}
+        ],
+    }
+    body.update(extra)
+    return body
+
+
+def test_usage_details_and_metadata() -> None:
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 20,
+        "total_tokens": 120,
+        "prompt_tokens_details": {"cached_tokens": 64},
+        "completion_tokens_details": {"reasoning_tokens": 12},
+    }
+    r = P.parse_response(_response({"content": "hi"}, usage=usage))
+    assert r.usage is not None
+    assert (r.usage.cached_input_tokens, r.usage.reasoning_tokens) == (64, 12)
+    assert r.message.metadata["usage"] == {
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "total_tokens": 120,
+        "cached_input_tokens": 64,
+        "reasoning_tokens": 12,
+    }
+    assert (r.model, r.id) == ("gpt-x", "chatcmpl-1")
+
+
+def test_missing_total_is_the_sum_and_missing_usage_is_none() -> None:
+    r = P.parse_response(
+        _response({"content": "hi"}, usage={"prompt_tokens": 3, "completion_tokens": 4})
+    )
+    assert r.usage is not None and r.usage.total_tokens == 7
+    r = P.parse_response(_response({"content": "hi"}))
+    assert r.usage is None and "usage" not in r.message.metadata
+
+
+def test_refusal_is_kept_apart_from_the_text() -> None:
+    r = P.parse_response(_response({"content": None, "refusal": "No."}))
+    assert (r.text, r.refusal) == ("", "No.")
+    assert r.message.extras["openai"]["refusal"] == "No."
+    # Sent back to OpenAI as the assistant's refusal; another provider cannot carry it.
+    assert P.convert([r.message]).body["messages"][0]["refusal"] == "No."
+    conversion = get_provider("vllm").convert([r.message])
+    assert "refusal" not in conversion.body["messages"][0]
+    assert [loss.what for loss in conversion.losses] == ["refusal from openai"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [
+        ("stop", FinishReason.STOP),
+        ("length", FinishReason.LENGTH),
+        ("tool_calls", FinishReason.TOOL_CALLS),
+        ("function_call", FinishReason.TOOL_CALLS),
+        ("content_filter", FinishReason.CONTENT_FILTER),
+        ("something_new", FinishReason.OTHER),
+    ],
+)
+def test_finish_reason_mapping(raw: str, normal: FinishReason) -> None:
+    body = _response({"content": "x"})
+    body["choices"][0]["finish_reason"] = raw
+    r = P.parse_response(body)
+    assert (r.finish_reason, r.provider_finish_reason) == (normal, raw)
+
+
+def test_invalid_tool_calls_do_not_hide_the_valid_ones() -> None:
+    calls = [
+        {"id": "a", "type": "function", "function": {"name": "f", "arguments": '{"x":1}'}},
+        {"id": "b", "type": "function", "function": {"name": "f", "arguments": "[1, 2]"}},
+        {"id": "c", "type": "function", "function": {"name": "bad name", "arguments": "{}"}},
+        {"id": "d", "type": "function", "function": {"name": "g", "arguments": ""}},
+    ]
+    r = P.parse_response(_response({"content": None, "tool_calls": calls}))
+    assert [c.id for c in r.tool_calls] == ["a", "d"]
+    assert r.tool_calls[1].arguments == {}
+    assert [(b.id, b.raw_arguments) for b in r.invalid_tool_calls] == [("b", "[1, 2]"), ("c", "{}")]
+    assert "tool_calls[1].function.arguments" in r.invalid_tool_calls[0].error
+    assert "tool_calls[2].function.name" in r.invalid_tool_calls[1].error
+
+
+def test_the_exact_arguments_string_is_kept() -> None:
+    raw = '{"city": "Paris",  "unit":"c"}'
+    calls = [{"id": "a", "type": "function", "function": {"name": "f", "arguments": raw}}]
+    r = P.parse_response(_response({"content": None, "tool_calls": calls}))
+    assert r.tool_calls[0].arguments_json == raw
+    wire = P.convert([r.message]).body["messages"][0]
+    assert wire["tool_calls"][0]["function"]["arguments"] == raw
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ([], ""),
+        ({"choices": None}, "choices"),
+        ({"choices": [1]}, "choices[0]"),
+        ({"choices": [{"message": []}]}, "choices[0].message"),
+        ({"choices": [{"message": {"content": 5}}]}, "choices[0].message.content"),
+        ({"choices": [{"message": {"tool_calls": {}}}]}, "choices[0].message.tool_calls"),
+        ({"choices": [{"message": {"tool_calls": [{"function": {}}]}}]}, "choices[0].message.tool_calls[0].function.name"),
+        ({"choices": [{"message": {"tool_calls": [{"id": 3, "function": {"name": "f"}}]}}]}, "choices[0].message.tool_calls[0].id"),
+        ({"choices": [{"message": {}, "finish_reason": 1}]}, "choices[0].finish_reason"),
+        ({"choices": [{"message": {}}], "usage": {"prompt_tokens": -1}}, "usage.prompt_tokens"),
+        ({"choices": [{"message": {"tool_calls": [
+            {"id": "a", "function": {"name": "f", "arguments": "{}"}},
+            {"id": "a", "function": {"name": "f", "arguments": "{}"}},
+        ]}}]}, "choices[0].message.tool_calls[1].id"),
+    ],
+)  # fmt: skip
+def test_malformed_responses_name_the_path(body: Any, path: str) -> None:
+    with pytest.raises(DecodeError) as info:
+        P.parse_response(body)
+    assert info.value.path == path
+
+
+def test_decode_errors_never_contain_content() -> None:
+    bad = _response({"content": [{"type": "text", "text": 7, "secret": SECRET}]})
+    with pytest.raises(DecodeError) as info:
+        P.parse_response(bad)
+    assert SECRET not in str(info.value)
+    calls = [{"id": "a", "function": {"name": "f", "arguments": '{"k": "' + SECRET + '"'}}]
+    r = P.parse_response(_response({"tool_calls": calls}))
+    assert SECRET not in r.invalid_tool_calls[0].error
+    assert SECRET not in repr(r)
+
+
+def test_missing_call_id_gets_a_stable_derived_id() -> None:
+    calls = [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    first = P.parse_response(_response({"tool_calls": calls}))
+    again = P.parse_response(_response({"tool_calls": calls}))
+    assert first.tool_calls[0].id == again.tool_calls[0].id
+    assert is_derived_id(first.tool_calls[0].id)
+    assert len(first.tool_calls[0].id) <= 40
+
+
+def test_error_body_is_an_error_response() -> None:
+    body = {
+        "error": {
+            "message": "Rate limit reached",
+            "type": "requests",
+            "code": "rate_limit_exceeded",
+        }
+    }
+    r = P.parse_response(body)
+    assert r.finish_reason is FinishReason.ERROR
+    assert r.error == "Rate limit reached"
+    assert r.message.metadata["error"]["code"] == "rate_limit_exceeded"
+
+
+# -- parse_messages ---------------------------------------------------------------------
+
+
+def test_parse_messages_accepts_a_bare_list_with_list_paths() -> None:
+    ms = P.parse_messages([{"role": "user", "content": "hi"}])
+    assert ms[0].text == "hi"
+    with pytest.raises(DecodeError) as info:
+        P.parse_messages([{"role": "user", "content": "hi"}, {"role": "robot"}])
+    assert info.value.path == "[1].role"
+
+
+@pytest.mark.parametrize(
+    ("messages", "path"),
+    [
+        ([{"content": "x"}], "messages[0].role"),
+        ([{"role": "user"}], "messages[0].content"),
+        ([{"role": "system", "content": [{"type": "image_url"}]}], "messages[0].content[0].type"),
+        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:x"}}]}], "messages[0].content[0].image_url.url"),
+        ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u", "detail": "max"}}]}], "messages[0].content[0].image_url.url"),
+        ([{"role": "user", "content": [{"type": "file", "file": {}}]}], "messages[0].content[0].file"),
+        ([{"role": "user", "content": [{"text": "x"}]}], "messages[0].content[0].type"),
+        ([{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{"}}]}], "messages[0].tool_calls[0].function.arguments"),
+        ([{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f f"}}]}], "messages[0].tool_calls[0].function.name"),
+        ([{"role": "user", "content": "x", "name": 3}], "messages[0].name"),
+    ],
+)  # fmt: skip
+def test_malformed_requests_name_the_path(messages: list[Any], path: str) -> None:
+    with pytest.raises(DecodeError) as info:
+        P.parse_messages({"messages": messages})
+    assert info.value.path == path
+
+
+def test_unknown_parts_are_kept_and_re_sent_only_to_their_provider() -> None:
+    video = {"type": "video_url", "video_url": {"url": "https://x.test/v.mp4"}}
+    wire = {
+        "role": "user",
+        "content": [{"type": "text", "text": "a"}, video, {"type": "text", "text": "b"}],
+    }
+    (m,) = P.parse_messages({"messages": [wire]})
+    assert m.text == "ab"
+    assert unknown_blocks(m) == [{"path": "messages[0].content[1]", "type": "video_url"}]
+    conversion = P.convert([m])
+    assert conversion.losses == ()
+    assert conversion.body["messages"] == [wire]
+    conversion = get_provider("ollama").convert([m])
+    assert conversion.body["messages"] == [{"role": "user", "content": "ab"}]
+    (loss,) = conversion.losses
+    assert (loss.path, loss.what) == ("messages[0]", "openai video_url block")
+
+
+def test_opaque_state_of_another_provider_on_a_call_is_a_loss() -> None:
+    call = ToolCall("c1", "f", {}, extras={"gemini": {"thought_signature": "c2ln"}})
+    conversion = P.convert([Message.assistant(None, [call])])
+    assert "extras" not in json.dumps(conversion.body)
+    (loss,) = conversion.losses
+    assert (loss.path, loss.what) == (
+        "messages[0].tool_calls[0]",
+        "opaque state from gemini on a tool call",
+    )
+
+
+def test_tool_message_without_id_pairs_with_the_open_call() -> None:
+    ms = P.parse_messages(
+        {
+            "messages": [
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"id": "c9", "function": {"name": "f", "arguments": "{}"}}],
+                },
+                {"role": "tool", "content": "ok"},
+            ]
+        }
+    )
+    assert ms[1].tool_call_id == "c9"  # type: ignore[attr-defined]
+
+
+# -- streaming --------------------------------------------------------------------------
+
+
+def _chunk(
+    delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "delta": delta or {}, "finish_reason": finish}
+    return {"id": "chatcmpl-s", "model": "gpt-x", "choices": [choice], **extra}
+
+
+def test_refusal_deltas_are_joined_apart_from_text() -> None:
+    r, _ = run_stream(
+        P, [_chunk({"refusal": "I can"}), _chunk({"refusal": "'t."}), _chunk(finish="stop")]
+    )
+    assert (r.text, r.refusal) == ("", "I can't.")
+
+
+def test_truncated_stream_finishes_with_what_it_has() -> None:
+    events = [
+        _chunk({"content": "Hel"}),
+        _chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "c1", "function": {"name": "f", "arguments": '{"a":'}}
+                ]
+            }
+        ),
+    ]
+    r, _ = run_stream(P, events)
+    assert r.text == "Hel"
+    assert r.finish_reason is FinishReason.ERROR
+    assert r.provider_finish_reason is None
+    assert r.error is not None and "truncated" in r.error
+    assert r.tool_calls == ()
+    assert r.invalid_tool_calls[0].raw_arguments == '{"a":'
+
+
+def test_a_new_id_at_the_same_index_starts_a_new_call() -> None:
+    events = [
+        _chunk(
+            {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}]}
+        ),
+        _chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "b", "function": {"name": "g", "arguments": '{"x":'}}
+                ]
+            }
+        ),
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "1}"}}]}),
+        _chunk(finish="tool_calls"),
+    ]
+    r, deltas = run_stream(P, events)
+    assert [(c.id, c.name, dict(c.arguments)) for c in r.tool_calls] == [
+        ("a", "f", {}),
+        ("b", "g", {"x": 1}),
+    ]
+    assert [d.tool_call.index for d in deltas if d.tool_call] == [0, 1, 1]
+
+
+def test_stream_without_ids_derives_stable_ones() -> None:
+    events = [
+        _chunk({"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{}"}}]}),
+        _chunk(finish="tool_calls"),
+    ]
+    first, _ = run_stream(P, events)
+    again, _ = run_stream(P, events)
+    assert first.tool_calls[0].id == again.tool_calls[0].id
+    assert is_derived_id(first.tool_calls[0].id)
+
+
+@pytest.mark.parametrize(
+    ("event", "path"),
+    [
+        ([], ""),
+        ({"choices": {"0": {}}}, "choices"),
+        ({"choices": [{"delta": {"content": 1}}]}, "choices[0].delta.content"),
+        ({"choices": [{"delta": {"tool_calls": [{"index": -1}]}}]}, "choices[0].delta.tool_calls[0].index"),
+        ({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": 2}}]}}]}, "choices[0].delta.tool_calls[0].function.name"),
+        ({"choices": [], "usage": {"completion_tokens": "x"}}, "usage.completion_tokens"),
+    ],
+)  # fmt: skip
+def test_malformed_chunks_name_the_path(event: Any, path: str) -> None:
+    with pytest.raises(DecodeError) as info:
+        P.stream().feed(event)
+    assert info.value.path == path
+
+
+# -- fuzzing ------------------------------------------------------------------------------
+
+_FIXTURES = [(e, load_fixture(e)) for e in ENTRIES]
+
+
+@settings(max_examples=150)
+@given(json_values)
+def test_fuzz_parsers_raise_only_decode_error(value: Any) -> None:
+    accepts_or_decode_error(P.parse_response, value)
+    accepts_or_decode_error(P.parse_messages, value)
+    feed_all_or_decode_error(P, [value, value])
+
+
+@settings(max_examples=150)
+@given(st.sampled_from(_FIXTURES), mutations)
+def test_fuzz_mutated_fixtures_raise_only_decode_error(fixture: Any, mutation: Any) -> None:
+    entry, data = fixture
+    path, replacement = mutation
+    broken = mutate(data, path, replacement)
+    if isinstance(broken, list) and entry.get("wire_format") == "jsonl":
+        feed_all_or_decode_error(P, broken)
+    else:
+        accepts_or_decode_error(P.parse_response, broken)
+        accepts_or_decode_error(P.parse_messages, broken)
+
+
+def test_deeply_nested_arguments_are_an_invalid_call_not_a_crash() -> None:
+    deep = "[" * 5000 + "]" * 5000
+    calls = [{"id": "a", "function": {"name": "f", "arguments": '{"x":' + deep + "}"}}]
+    r = P.parse_response(_response({"tool_calls": calls}))
+    assert r.tool_calls == () and len(r.invalid_tool_calls) == 1
+    nested: Any = "x"
+    for _ in range(3000):
+        nested = [nested]
+    accepts_or_decode_error(P.parse_response, _response({"content": nested}))
+    assert json.dumps(P.convert([Message.user("ok")]).body)

@@ -1,0 +1,251 @@
+"""vLLM's OpenAI-compatible format: fixtures, reasoning fields, its differences, fuzzing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import fixture_entries, load_fixture
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from provider_fidelity import (
+    accepts_or_decode_error,
+    check_adversarial,
+    check_request,
+    check_response,
+    check_stream,
+    feed_all_or_decode_error,
+    json_values,
+    mutate,
+    mutations,
+    run_stream,
+)
+
+from messages import AudioPart, FilePart, Message, ReasoningPart, TextPart, ToolCall, ToolDefinition
+from messages.providers import FinishReason, get_provider
+
+P = get_provider("vllm")
+ENTRIES = fixture_entries("vllm")
+
+
+def _of(kind: str) -> list[dict[str, Any]]:
+    return [e for e in ENTRIES if e["kind"] == kind]
+
+
+def _id(entry: dict[str, Any]) -> str:
+    return str(entry["file"])
+
+
+def test_every_vllm_fixture_kind_is_covered() -> None:
+    assert {e["kind"] for e in ENTRIES} <= {"request", "response", "stream", "adversarial"}
+    assert len(ENTRIES) >= 19
+
+
+@pytest.mark.parametrize("entry", _of("request"), ids=_id)
+def test_request_fixture_parses_and_formats_back(entry: dict[str, Any]) -> None:
+    check_request(P, entry, load_fixture(entry))
+
+
+@pytest.mark.parametrize("entry", _of("response"), ids=_id)
+def test_response_fixture_facts(entry: dict[str, Any]) -> None:
+    check_response(P, entry, load_fixture(entry))
+
+
+@pytest.mark.parametrize("entry", _of("stream"), ids=_id)
+def test_stream_fixture_facts(entry: dict[str, Any]) -> None:
+    check_stream(P, entry, load_fixture(entry))
+
+
+@pytest.mark.parametrize("entry", _of("adversarial"), ids=_id)
+def test_adversarial_fixture_behaviour(entry: dict[str, Any]) -> None:
+    check_adversarial(P, entry, load_fixture(entry))
+
+
+# -- reasoning: `reasoning` (current) vs `reasoning_content` (legacy), never both --------
+
+
+def _response(message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "choices": [{"message": {"role": "assistant", **message}, "finish_reason": "stop"}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"reasoning": "new"}, "new"),
+        ({"reasoning_content": "old"}, "old"),
+        ({"reasoning": "same", "reasoning_content": "same"}, "same"),
+        ({"reasoning": None, "reasoning_content": "old"}, "old"),
+        ({"reasoning": "", "reasoning_content": None}, None),
+        ({}, None),
+    ],
+)
+def test_response_reads_one_reasoning_field(fields: dict[str, Any], expected: str | None) -> None:
+    r = P.parse_response(_response({"content": "answer", **fields}))
+    assert r.reasoning == expected
+    assert r.text == "answer"
+    if expected:
+        (part,) = r.message.reasoning
+        assert (part.provider, part.signature) == ("vllm", None)
+
+
+def test_dual_field_stream_counts_reasoning_once() -> None:
+    # The transitional release sent both keys with the same text, and
+    # reasoning_content: null on content deltas.
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "x",
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    events = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"reasoning": "think ", "reasoning_content": "think "}),
+        chunk({"reasoning": "more", "reasoning_content": "more"}),
+        chunk({"content": "answer", "reasoning_content": None}),
+        chunk({}, "stop"),
+    ]
+    r, deltas = run_stream(P, events)
+    assert (r.reasoning, r.text, r.finish_reason) == ("think more", "answer", FinishReason.STOP)
+    assert [d.kind for d in deltas] == ["reasoning", "reasoning", "text"]
+
+
+def test_legacy_reasoning_content_stream() -> None:
+    events = [
+        {"choices": [{"index": 0, "delta": {"reasoning_content": "a"}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {"content": "b"}, "finish_reason": "stop"}]},
+    ]
+    r, _ = run_stream(P, events)
+    assert (r.reasoning, r.text) == ("a", "b")
+
+
+@pytest.mark.parametrize("provider", [None, "vllm", "groq", "ollama"])
+def test_plain_reasoning_is_sent_back_as_reasoning(provider: str | None) -> None:
+    call = ToolCall("chatcmpl-tool-1", "f", {})
+    m = Message.assistant([ReasoningPart("because", provider=provider)], [call])
+    conversion = P.convert([m])
+    assert conversion.losses == ()
+    wire = conversion.body["messages"][0]
+    assert wire["reasoning"] == "because"
+    assert "reasoning_content" not in wire
+    assert wire["content"] is None
+
+
+@pytest.mark.parametrize(
+    ("part", "what"),
+    [
+        (
+            ReasoningPart("t", signature="sig", provider="anthropic"),
+            "signed reasoning from anthropic",
+        ),
+        (
+            ReasoningPart("t", redacted=True, provider="anthropic"),
+            "signed reasoning from anthropic",
+        ),
+        (ReasoningPart("t", signature="s", provider="gemini"), "signed reasoning from gemini"),
+        (ReasoningPart("summary", provider="gemini"), "reasoning from gemini"),
+    ],
+)
+def test_reasoning_tied_to_another_provider_is_never_replayed(
+    part: ReasoningPart, what: str
+) -> None:
+    m = Message.assistant([part, TextPart("ok")])
+    conversion = P.convert([m])
+    assert conversion.body["messages"] == [{"role": "assistant", "content": "ok"}]
+    (loss,) = conversion.losses
+    assert (loss.path, loss.what) == ("messages[0].content[0]", what)
+
+
+# -- what vLLM cannot carry -------------------------------------------------------------
+
+
+def test_developer_becomes_system_with_a_loss() -> None:
+    conversion = P.convert([Message.developer("rules")])
+    assert conversion.body["messages"] == [{"role": "system", "content": "rules"}]
+    (loss,) = conversion.losses
+    assert (loss.path, loss.what) == ("messages[0]", "developer role")
+
+
+def test_audio_is_sent_and_files_are_dropped() -> None:
+    m = Message.user([TextPart("a"), AudioPart(data="AA==", format="mp3"), FilePart(file_id="f1")])
+    conversion = P.convert([m])
+    parts = conversion.body["messages"][0]["content"]
+    assert [p["type"] for p in parts] == ["text", "input_audio"]
+    (loss,) = conversion.losses
+    assert (loss.path, loss.what) == ("messages[0].content[2]", "file part")
+
+
+def test_strict_tools_carry_no_strict_flag_but_a_closed_schema() -> None:
+    tool = ToolDefinition(
+        "f", "Does f.", {"type": "object", "properties": {"a": {"type": "string"}}}
+    )
+    (wire,) = P.format_tools([tool])
+    assert "strict" not in wire["function"]
+    assert wire["function"]["parameters"]["additionalProperties"] is False
+    assert "required" not in wire["function"]["parameters"]
+
+
+def test_opaque_ids_are_kept_as_they_are() -> None:
+    body = _response(
+        {
+            "tool_calls": [
+                {
+                    "id": "functions.get_weather:0",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": "{}"},
+                }
+            ]
+        }
+    )
+    r = P.parse_response(body)
+    assert r.tool_calls[0].id == "functions.get_weather:0"
+    wire = P.convert([r.message, Message.tool_result("functions.get_weather:0", "ok")]).body
+    assert wire["messages"][1]["tool_call_id"] == "functions.get_weather:0"
+
+
+def test_first_fragment_without_arguments_key() -> None:
+    events = [
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {"id": "t1", "index": 0, "type": "function", "function": {"name": "f"}}
+                        ]
+                    },
+                }
+            ]
+        },
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    r, _ = run_stream(P, events)
+    assert [(c.id, dict(c.arguments)) for c in r.tool_calls] == [("t1", {})]
+
+
+# -- fuzzing ------------------------------------------------------------------------------
+
+_FIXTURES = [(e, load_fixture(e)) for e in ENTRIES]
+
+
+@settings(max_examples=100)
+@given(json_values)
+def test_fuzz_parsers_raise_only_decode_error(value: Any) -> None:
+    accepts_or_decode_error(P.parse_response, value)
+    accepts_or_decode_error(P.parse_messages, value)
+    feed_all_or_decode_error(P, [value])
+
+
+@settings(max_examples=100)
+@given(st.sampled_from(_FIXTURES), mutations)
+def test_fuzz_mutated_fixtures_raise_only_decode_error(fixture: Any, mutation: Any) -> None:
+    entry, data = fixture
+    broken = mutate(data, *mutation)
+    if isinstance(broken, list) and entry.get("wire_format") == "jsonl":
+        feed_all_or_decode_error(P, broken)
+    else:
+        accepts_or_decode_error(P.parse_response, broken)
+        accepts_or_decode_error(P.parse_messages, broken)
