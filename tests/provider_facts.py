@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,7 +48,11 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
     for key in ("role", "text", "tool_call_id", "is_error"):
         if key == "tool_call_id" and expected.get(key) is None and not ids:
             continue
+        if key == "text" and "result_json" in expected:
+            continue  # a structured result is carried as its JSON text (checked below)
         assert got[key] == expected.get(key, got[key]), (key, got[key], expected.get(key))
+    if "result_json" in expected:
+        assert result_json(m) == expected["result_json"]
     if "tool_name" in expected and expected["tool_name"] is not None:
         assert got.get("tool_name") == expected["tool_name"]
     exp_calls = expected.get("tool_calls", [])
@@ -80,6 +85,27 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
             else:
                 assert g.text == e.get("data", e.get("text"))
             assert g.signature == e.get("signature")
+
+
+def result_json(m: Message) -> Any:
+    """The structured tool result a message carries as JSON text (None when not JSON)."""
+    try:
+        return json.loads(m.text)
+    except ValueError:
+        return None
+
+
+def unknown_blocks(m: Message) -> list[dict[str, Any]]:
+    """The ``{path, type}`` of every unknown wire block a parser kept in ``m.extras``.
+
+    Parsers keep them as ``extras[<provider>]["unknown"]``, a list of
+    ``{index, path, type, value}`` (``value`` is the block itself).
+    """
+    out: list[dict[str, Any]] = []
+    for value in m.extras.values():
+        if isinstance(value, dict):
+            out.extend({"path": i["path"], "type": i["type"]} for i in value.get("unknown", ()))
+    return out
 
 
 def compare_messages(

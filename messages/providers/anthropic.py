@@ -1,0 +1,1366 @@
+"""Anthropic Messages API (``POST /v1/messages``): requests, responses and SSE streams.
+
+The rules this formatter applies, each documented here and in the README table of
+what each provider cannot carry (every rule that loses something is a ``Loss``):
+
+* System and developer messages become the top-level ``system``: a string for one
+  message, text blocks (one per message) for several. System blocks parsed from a
+  request are kept in ``extras["anthropic"]["system"]`` and sent back verbatim (with
+  their ``cache_control``) while the message text is unchanged. A system message
+  that comes after the conversation started is moved there too (Loss).
+* Consecutive messages that map to one wire role are merged into one wire message
+  (tool results and the user's text share a user message, ``tool_result`` blocks
+  first, as the API requires).
+* A tool result whose id is not a ``tool_use`` of the preceding assistant message,
+  or that answers a call twice, is dropped (Loss): the API rejects it.
+* Empty text is never sent; a message left with no content is omitted (Loss).
+* Reasoning is replayed only to the provider that produced it: a
+  ``ReasoningPart(provider="anthropic")`` with a signature becomes a ``thinking``
+  block, a redacted one a ``redacted_thinking`` block, unchanged and in its
+  original position before the ``tool_use`` blocks. Any other reasoning is dropped
+  (Loss), never turned into visible text: it was the model's private reasoning.
+  Opaque state another provider attached to a tool call is dropped too (Loss).
+* Audio cannot be sent (Loss); an image's ``detail`` and a message's ``name`` have
+  no Anthropic field (Loss). An image in a tool result goes inside the
+  ``tool_result`` block. Files become ``document`` blocks (``file`` source for a
+  ``file_id``, ``text`` source for ``text/*`` data, else ``base64``; the filename
+  is the document ``title``).
+* Unknown block types met while parsing are kept in the message's
+  ``extras["anthropic"]["unknown"]`` (index, path, type, the block itself) and are
+  re-inserted at their index when the message is formatted for Anthropic again;
+  other providers drop them (Loss). Likewise, keys of a known block that the
+  canonical model has no field for (``cache_control``, ``citations``, a document's
+  ``context``...) are kept in ``extras["anthropic"]["keys"]`` and put back on the
+  block at the same index.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._json import json_type, loads
+from .._message import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+    trusted_content_message,
+    trusted_tool_call_message,
+    trusted_tool_result_message,
+)
+from .._parts import (
+    AudioPart,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    TextPart,
+    parse_data_url,
+)
+from .._streaming import ToolCallDelta
+from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
+from ..errors import DecodeError, ValidationError
+from ._base import (
+    ChatResponse,
+    Conversion,
+    FinishReason,
+    Losses,
+    Provider,
+    StreamAccumulator,
+    StreamDelta,
+    Usage,
+    as_list,
+    as_mapping,
+    build_assistant,
+    guard,
+    opt_int,
+    opt_str,
+)
+
+if TYPE_CHECKING:
+    from .._tool_definition import ToolDefinition
+
+__all__ = ["PROVIDER", "AnthropicProvider", "AnthropicStream"]
+
+NAME = "anthropic"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_guard: Callable[[str], Callable[[_F], _F]] = guard  # the base decorator, typed
+
+#: ``stop_reason`` → FinishReason (MANIFEST conventions); anything else is OTHER.
+STOP_REASONS: dict[str, FinishReason] = {
+    "end_turn": FinishReason.STOP,
+    "stop_sequence": FinishReason.STOP,
+    "pause_turn": FinishReason.STOP,
+    "max_tokens": FinishReason.LENGTH,
+    "model_context_window_exceeded": FinishReason.LENGTH,
+    "tool_use": FinishReason.TOOL_CALLS,
+    "refusal": FinishReason.CONTENT_FILTER,
+}
+
+# Other providers whose opaque state may sit in a message's or a call's extras.
+_OTHER_PROVIDERS = frozenset(("openai", "groq", "vllm", "ollama", "gemini", "openai_responses"))
+
+_DROP_OTHER_REASONING = "dropped: reasoning is replayed only to the provider that produced it"
+
+
+def _decode(exc: ValidationError, path: str) -> DecodeError:
+    sub = exc.path
+    if not sub:
+        where = path
+    elif sub.startswith("["):
+        where = path + sub
+    else:
+        where = f"{path}.{sub}" if path else sub
+    return DecodeError(exc.message, where)
+
+
+def _freeze(value: Any, path: str) -> Any:
+    try:
+        return freeze(value, path)
+    except ValidationError as exc:
+        raise DecodeError(exc.message, exc.path or path) from None
+
+
+def _req_str(block: Mapping[str, Any], key: str, path: str) -> str:
+    value = block.get(key)
+    if type(value) is not str:
+        what = "missing" if value is None else f"expected a string, got {json_type(value)}"
+        raise DecodeError(what, f"{path}.{key}")
+    return value
+
+
+# ---------------------------------------------------------------------------------
+# Formatting: canonical messages -> request body
+# ---------------------------------------------------------------------------------
+
+
+class _Builder:
+    """Collects wire messages, merging consecutive messages of one role."""
+
+    __slots__ = (
+        "answered",
+        "blocks",
+        "calls",
+        "first",
+        "keys",
+        "losses",
+        "out",
+        "pieces",
+        "role",
+        "string",
+        "unknown",
+    )
+
+    def __init__(self, losses: Losses) -> None:
+        self.losses = losses
+        self.out: list[dict[str, Any]] = []
+        self.role: str | None = None
+        self.blocks: list[Any] = []
+        self.string: str | None = None
+        self.pieces = 0
+        self.first = 0
+        self.unknown: list[tuple[int, Any]] = []
+        self.keys: list[tuple[int, Any]] = []
+        self.calls: set[str] = set()
+        self.answered: set[str] = set()
+
+    def open(self, role: str, index: int) -> None:
+        if role != self.role:
+            self.close()
+            self.role = role
+            self.first = index
+            out = self.out
+            if out and out[-1]["role"] == role:
+                # The message in between was omitted (empty): keep merging.
+                content = out.pop()["content"]
+                if type(content) is str:
+                    self.string = content
+                else:
+                    self.blocks = content
+                self.pieces = 1
+            elif role == "assistant":
+                self.calls = set()
+                self.answered = set()
+
+    def _flush_string(self) -> None:
+        # A second piece turns the first one's string content into a text block.
+        if self.string is not None:
+            if self.string:
+                self.blocks.insert(0, {"type": "text", "text": self.string})
+            self.string = None
+
+    def add_string(self, text: str) -> None:
+        if self.pieces == 0:
+            self.string = text
+        else:
+            self._flush_string()
+            if text:
+                self.blocks.append({"type": "text", "text": text})
+        self.pieces += 1
+
+    def add_blocks(self, blocks: list[Any]) -> None:
+        self._flush_string()
+        self.blocks.extend(blocks)
+        self.pieces += 1
+
+    def close(self) -> None:
+        role = self.role
+        if role is None:
+            return
+        if self.unknown or self.keys:
+            self._flush_string()
+            blocks = self.blocks
+            for index, block in sorted(self.unknown, key=_first):
+                blocks.insert(min(index, len(blocks)), block)
+            for index, keys in self.keys:
+                if index < len(blocks):
+                    blocks[index] = {**blocks[index], **keys}
+        content: Any = self.string
+        if content is None:
+            blocks = self.blocks
+            if role == "user" and len(blocks) > 1:
+                # The API wants every tool_result block before any other block.
+                results = [b for b in blocks if b.get("type") == "tool_result"]
+                if results and len(results) < len(blocks):
+                    blocks = results + [b for b in blocks if b.get("type") != "tool_result"]
+            content = blocks
+        if content:
+            self.out.append({"role": role, "content": content})
+        elif self.pieces:
+            self.losses.add(
+                f"messages[{self.first}]",
+                f"empty {role} message",
+                "omitted: Anthropic rejects empty content",
+            )
+        self.role = None
+        self.blocks = []
+        self.string = None
+        self.pieces = 0
+        self.unknown = []
+        self.keys = []
+
+
+def _first(item: tuple[int, Any]) -> int:
+    return item[0]
+
+
+def _text_block(p: TextPart, path: str, losses: Losses) -> Any:
+    return {"type": "text", "text": p.text} if p.text else None
+
+
+def _image_block(p: ImagePart, path: str, losses: Losses) -> Any:
+    if p.detail is not None:
+        losses.add(f"{path}.detail", "image detail", "dropped: Anthropic images have no detail")
+    if p.data is not None:
+        source: dict[str, Any] = {"type": "base64", "media_type": p.media_type, "data": p.data}
+    else:
+        url = p.url or ""
+        source = {"type": "url", "url": url}
+        if url.startswith("data:"):
+            try:
+                media_type, data = parse_data_url(url, path)
+                source = {"type": "base64", "media_type": media_type, "data": data}
+            except ValidationError:
+                pass  # not a base64 data: URL; send it as a URL and let the API judge
+    return {"type": "image", "source": source}
+
+
+def _file_block(p: FilePart, path: str, losses: Losses) -> Any:
+    source: dict[str, Any]
+    if p.file_id:
+        source = {"type": "file", "file_id": p.file_id}
+    else:
+        data = p.data or ""
+        media_type = p.media_type or "application/pdf"
+        source = {"type": "base64", "media_type": media_type, "data": data}
+        if media_type.startswith("text/"):
+            try:
+                text = base64.b64decode(data, validate=True).decode("utf-8")
+                source = {"type": "text", "media_type": "text/plain", "data": text}
+            except (binascii.Error, ValueError):
+                pass  # not decodable as UTF-8 text: keep base64
+    block: dict[str, Any] = {"type": "document", "source": source}
+    if p.filename:
+        block["title"] = p.filename
+    return block
+
+
+def _audio_block(p: AudioPart, path: str, losses: Losses) -> Any:
+    losses.add(path, "audio part", "dropped: Anthropic does not accept audio input")
+    return None
+
+
+def _reasoning_block(p: ReasoningPart, path: str, losses: Losses) -> Any:
+    if p.provider == NAME:
+        if p.redacted:
+            return {"type": "redacted_thinking", "data": p.text}
+        if p.signature is not None:
+            return {"type": "thinking", "thinking": p.text, "signature": p.signature}
+        losses.add(
+            path, "reasoning without a signature", "dropped: Anthropic needs signed thinking"
+        )
+        return None
+    who = p.provider or "an unnamed provider"
+    losses.add(path, f"reasoning from {who}", _DROP_OTHER_REASONING)
+    return None
+
+
+def _reasoning_in_user(p: ReasoningPart, path: str, losses: Losses) -> Any:
+    losses.add(path, "reasoning part in a non-assistant message", "dropped")
+    return None
+
+
+_USER_BLOCKS: dict[type, Callable[[Any, str, Losses], Any]] = {
+    TextPart: _text_block,
+    ImagePart: _image_block,
+    FilePart: _file_block,
+    AudioPart: _audio_block,
+    ReasoningPart: _reasoning_in_user,
+}
+_ASSISTANT_BLOCKS: dict[type, Callable[[Any, str, Losses], Any]] = {
+    TextPart: _text_block,
+    ReasoningPart: _reasoning_block,
+    ImagePart: _image_block,
+    FilePart: _file_block,
+    AudioPart: _audio_block,
+}
+
+
+def _part_fn(table: dict[type, Callable[[Any, str, Losses], Any]], p: object) -> Any:
+    fn = table.get(type(p))
+    if fn is None:
+        for base in type(p).__mro__:
+            fn = table.get(base)
+            if fn is not None:
+                break
+        else:
+            raise ValidationError(f"cannot format a part of type {type(p).__name__}", "")
+    return fn
+
+
+def _blocks(
+    parts: Sequence[ContentPart],
+    table: dict[type, Callable[[Any, str, Losses], Any]],
+    path: str,
+    losses: Losses,
+) -> list[Any]:
+    out: list[Any] = []
+    for j, p in enumerate(parts):
+        fn = table.get(type(p)) or _part_fn(table, p)
+        block = fn(p, f"{path}.content[{j}]", losses)
+        if block is not None:
+            out.append(block)
+    return out
+
+
+def _own_extras(m: Message, path: str, losses: Losses) -> Mapping[str, Any]:
+    """This provider's extras of ``m``; another provider's opaque items are losses."""
+    extras = m.extras
+    for key, value in extras.items():
+        if key in _OTHER_PROVIDERS and isinstance(value, Mapping):
+            for item in value.get("unknown", ()):
+                kind = item.get("type") if isinstance(item, Mapping) else None
+                losses.add(
+                    path,
+                    f"{key} {kind or 'unknown'} block",
+                    "dropped: only re-sent to its provider",
+                )
+    own = extras.get(NAME)
+    return own if isinstance(own, Mapping) else EMPTY
+
+
+def _key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
+    items = []
+    for item in own.get("keys", ()):
+        if isinstance(item, Mapping) and type(item.get("index")) is int:
+            keys = item.get("keys")
+            if isinstance(keys, Mapping):
+                items.append((item["index"], thaw(keys)))
+    return items
+
+
+def _unknown_items(own: Mapping[str, Any], nested: bool) -> list[tuple[int, Any]]:
+    items = []
+    for item in own.get("unknown", ()):
+        if not isinstance(item, Mapping) or bool(item.get("within")) != nested:
+            continue
+        index = item.get("index")
+        if type(index) is int and isinstance(item.get("value"), Mapping):
+            items.append((index, thaw(item["value"])))
+    return items
+
+
+class AnthropicProvider(Provider):
+    """The Anthropic Messages API wire format."""
+
+    name = NAME
+
+    # -- requests ---------------------------------------------------------------------
+
+    def convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
+        """Format ``messages`` (and ``tools``) as a Messages API body; list every loss."""
+        losses = Losses()
+        b = _Builder(losses)
+        system: list[Any] = []
+        system_texts = 0  # system messages sent as plain text (one alone may be a string)
+        system_kept = False  # blocks kept from a parsed request force the block form
+        started = False
+        for i, m in enumerate(messages):
+            path = f"messages[{i}]"
+            t = type(m)
+            if m.name is not None:
+                losses.add(
+                    f"{path}.name", "message name", "dropped: Anthropic messages have no name"
+                )
+            own = _own_extras(m, path, losses) if m.extras else EMPTY
+            if (
+                t is SystemMessage
+                or t is DeveloperMessage
+                or isinstance(m, (SystemMessage, DeveloperMessage))
+            ):
+                if started:
+                    losses.add(
+                        path,
+                        f"{m.role.value} message after the first turn",
+                        "moved to the top-level system prompt",
+                    )
+                text: str = m.content  # type: ignore[attr-defined]
+                kept = own.get("system")
+                if kept and _joined_text(kept) == text:
+                    system.extend(thaw(kept))
+                    system_kept = True
+                elif text:
+                    system.append({"type": "text", "text": text})
+                    system_texts += 1
+                continue
+            started = True
+            if t is ToolResultMessage or isinstance(m, ToolResultMessage):
+                self._tool_result(m, i, b, own)  # type: ignore[arg-type]
+                continue
+            if isinstance(m, AssistantMessage):
+                b.open("assistant", i)
+                content = m.content
+                calls = m.tool_calls
+                if not calls and type(content) is str:
+                    b.add_string(content)
+                else:
+                    if not content:
+                        blocks: list[Any] = []
+                    elif type(content) is str:
+                        blocks = [{"type": "text", "text": content}]
+                    else:
+                        blocks = _blocks(content, _ASSISTANT_BLOCKS, path, losses)  # type: ignore[arg-type]
+                    for k, c in enumerate(calls):
+                        blocks.append(_tool_use(c, f"{path}.tool_calls[{k}]", losses))
+                        b.calls.add(c.id)
+                    b.add_blocks(blocks)
+            elif isinstance(m, UserMessage):
+                b.open("user", i)
+                content = m.content
+                if type(content) is str:
+                    b.add_string(content)
+                else:
+                    b.add_blocks(_blocks(content, _USER_BLOCKS, path, losses))  # type: ignore[arg-type]
+            else:
+                raise ValidationError(f"cannot format a message of type {t.__name__}", path)
+            if own:
+                self._add_unknown(b, own)
+        b.close()
+        body: dict[str, Any] = {}
+        if system:
+            body["system"] = (
+                system[0]["text"]
+                if system_texts == 1 and len(system) == 1 and not system_kept
+                else system
+            )
+        body["messages"] = b.out
+        if tools:
+            body["tools"] = self.format_tools(tools)
+        return Conversion(body, tuple(losses.items))
+
+    @staticmethod
+    def _add_unknown(b: _Builder, own: Mapping[str, Any]) -> None:
+        if "unknown" in own:
+            b.unknown.extend(_unknown_items(own, nested=False))
+        if "keys" in own:
+            b.keys.extend(_key_items(own))
+
+    def _tool_result(
+        self, m: ToolResultMessage, i: int, b: _Builder, own: Mapping[str, Any]
+    ) -> None:
+        path = f"messages[{i}]"
+        call_id = m.tool_call_id
+        b.open("user", i)
+        if call_id not in b.calls or call_id in b.answered:
+            why = (
+                "a second result for the call" if call_id in b.answered else "no matching tool_use"
+            )
+            b.losses.add(
+                path, f"tool result with {why}", "dropped: Anthropic rejects unpaired results"
+            )
+            return
+        b.answered.add(call_id)
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
+        content = m.content
+        if type(content) is str:
+            if content:
+                block["content"] = content
+        else:
+            inner = _blocks(content, _USER_BLOCKS, path, b.losses)  # type: ignore[arg-type]
+            if own:
+                for index, value in sorted(_unknown_items(own, nested=True), key=_first):
+                    inner.insert(min(index, len(inner)), value)
+            if inner:
+                block["content"] = inner
+        if m.is_error:
+            block["is_error"] = True
+        b.add_blocks([block])
+        if own:
+            self._add_unknown(b, own)
+
+    def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+        """``tools`` entries: name, description and ``input_schema`` (closed when strict)."""
+        return [
+            {"name": d.name, "description": d.description, "input_schema": d.wire_parameters()}
+            for d in tools
+        ]
+
+    def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
+        """The tool definitions of a request body (or a ``tools`` list), ``strict=False``.
+
+        ``input_schema`` is kept exactly as given, so formatting gives it back. A
+        missing description becomes the tool's name (ToolDefinition requires one).
+        """
+        return _parse_tools(body_or_list)
+
+    # -- import a conversation ----------------------------------------------------------
+
+    @_guard("messages")
+    def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
+        """Import a conversation written as a Messages API request body (or its ``messages``)."""
+        out: list[Message] = []
+        if isinstance(body_or_list, Mapping):
+            prefix = "messages"
+            raw = as_list(body_or_list.get("messages"), "messages")
+            system = body_or_list.get("system")
+            if system is not None:
+                out.append(_parse_system(system))
+        elif isinstance(body_or_list, (list, tuple)):
+            prefix = ""
+            raw = body_or_list
+        else:
+            raise DecodeError(
+                f"expected a request body object or a list of messages, got {json_type(body_or_list)}",
+                "",
+            )
+        for i, item in enumerate(raw):
+            path = f"{prefix}[{i}]"
+            wire = as_mapping(item, path)
+            role = wire.get("role")
+            content = wire.get("content")
+            if content is None:
+                raise DecodeError("missing", f"{path}.content")
+            if role == "user":
+                _parse_user(content, path, out)
+            elif role == "assistant":
+                out.append(_parse_assistant_message(content, path))
+            else:
+                raise DecodeError("expected role 'user' or 'assistant'", f"{path}.role")
+        return out
+
+    # -- responses ---------------------------------------------------------------------
+
+    @_guard("")
+    def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
+        """Parse a Messages API response body (an ``error`` body gives an ERROR response)."""
+        body = as_mapping(body, "")
+        if body.get("type") == "error":
+            return _error_response(body.get("error"), "error")
+        role = body.get("role")
+        if role is not None and role != "assistant":
+            raise DecodeError("expected role 'assistant'", "role")
+        blocks = as_list(body.get("content"), "content")
+        parsed = _parse_assistant_blocks(blocks, "content", lenient=True)
+        usage = _usage(body.get("usage"), "usage")
+        stop = opt_str(body.get("stop_reason"), "stop_reason")
+        model = opt_str(body.get("model"), "model")
+        message = _response_message(parsed, usage)
+        finish = (
+            STOP_REASONS.get(stop, FinishReason.OTHER) if stop is not None else FinishReason.OTHER
+        )
+        return ChatResponse(
+            message,
+            finish,
+            usage,
+            model,
+            tuple(parsed.invalid),
+            provider_finish_reason=stop,
+            id=opt_str(body.get("id"), "id"),
+        )
+
+    def stream(self) -> AnthropicStream:
+        """A fresh accumulator for one SSE stream (feed each ``data:`` payload)."""
+        return AnthropicStream()
+
+
+def _joined_text(blocks: Any) -> str | None:
+    if not isinstance(blocks, (list, tuple)):
+        return None
+    out = []
+    for blk in blocks:
+        if not isinstance(blk, Mapping) or type(blk.get("text")) is not str:
+            return None
+        out.append(blk["text"])
+    return "".join(out)
+
+
+def _tool_use(c: ToolCall, path: str, losses: Losses) -> dict[str, Any]:
+    if c.extras:
+        for key in c.extras:
+            if key in _OTHER_PROVIDERS:
+                losses.add(
+                    f"{path}.extras.{key}",
+                    f"{key} state of the tool call",
+                    "dropped: only re-sent to its provider",
+                )
+    return {"type": "tool_use", "id": c.id, "name": c.name, "input": thaw(c.arguments)}
+
+
+def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
+    from .._tool_definition import ToolDefinition
+
+    if isinstance(body_or_list, Mapping):
+        prefix = "tools"
+        raw = body_or_list.get("tools")
+        if raw is None:
+            return []
+        raw = as_list(raw, "tools")
+    else:
+        prefix = ""
+        raw = as_list(body_or_list, "")
+    out = []
+    for i, item in enumerate(raw):
+        path = f"{prefix}[{i}]"
+        t = as_mapping(item, path)
+        if "input_schema" not in t:
+            continue  # a server tool (web search, code execution...): not a function
+        name = _req_str(t, "name", path)
+        description = opt_str(t.get("description"), f"{path}.description") or name
+        try:
+            out.append(ToolDefinition(name, description, t["input_schema"], strict=False))
+        except ValidationError as exc:
+            raise _decode(exc, path) from None
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# Parsing: wire -> canonical
+# ---------------------------------------------------------------------------------
+
+
+def _parse_system(system: Any) -> SystemMessage:
+    if type(system) is str:
+        return SystemMessage(system)
+    blocks = as_list(system, "system")
+    texts = []
+    for j, item in enumerate(blocks):
+        path = f"system[{j}]"
+        blk = as_mapping(item, path)
+        if blk.get("type") != "text":
+            raise DecodeError("system blocks must be text blocks", f"{path}.type")
+        texts.append(_req_str(blk, "text", path))
+    extras = FrozenDict({NAME: FrozenDict({"system": _freeze(blocks, "system")})})
+    return trusted_content_message(SystemMessage, "".join(texts), extras=extras)
+
+
+def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:
+    source = as_mapping(blk.get("source"), f"{path}.source")
+    kind = source.get("type")
+    try:
+        if kind == "base64":
+            return ImagePart(
+                data=_req_str(source, "data", f"{path}.source"),
+                media_type=_req_str(source, "media_type", f"{path}.source"),
+            )
+        if kind == "url":
+            return ImagePart(url=_req_str(source, "url", f"{path}.source"))
+    except ValidationError as exc:
+        raise _decode(exc, f"{path}.source") from None
+    return None  # another source kind (e.g. "file"): kept as an unknown block
+
+
+def _document_part(blk: Mapping[str, Any], path: str) -> FilePart | None:
+    source = as_mapping(blk.get("source"), f"{path}.source")
+    kind = source.get("type")
+    title = opt_str(blk.get("title"), f"{path}.title")
+    spath = f"{path}.source"
+    if kind == "base64":
+        return FilePart(
+            data=_req_str(source, "data", spath),
+            media_type=opt_str(source.get("media_type"), f"{spath}.media_type"),
+            filename=title,
+        )
+    if kind == "text":
+        text = _req_str(source, "data", spath)
+        data = base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
+        media_type = opt_str(source.get("media_type"), f"{spath}.media_type") or "text/plain"
+        return FilePart(data=data, media_type=media_type, filename=title)
+    if kind == "file":
+        file_id = _req_str(source, "file_id", spath)
+        if not file_id:
+            raise DecodeError("must not be empty", f"{spath}.file_id")
+        return FilePart(file_id=file_id, filename=title)
+    return None  # url / content sources: kept as an unknown block
+
+
+def _unknown(blk: Mapping[str, Any], index: int, path: str, within: bool = False) -> FrozenDict:
+    kind = blk.get("type")
+    item = {
+        "index": index,
+        "path": path,
+        "type": kind if type(kind) is str else "",
+        "value": _freeze(blk, path),
+    }
+    if within:
+        item["within"] = "tool_result"
+    return FrozenDict(item)
+
+
+#: The keys of each known block type that the canonical parts carry.
+_KNOWN_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset(("type", "text")),
+    "image": frozenset(("type", "source")),
+    "document": frozenset(("type", "source", "title")),
+    "tool_result": frozenset(("type", "tool_use_id", "content", "is_error")),
+    "tool_use": frozenset(("type", "id", "name", "input")),
+    "thinking": frozenset(("type", "thinking", "signature")),
+    "redacted_thinking": frozenset(("type", "data")),
+}
+
+
+def _extra_keys(
+    blk: Mapping[str, Any], kind: str, index: int, path: str, out: list[FrozenDict]
+) -> None:
+    known = _KNOWN_KEYS[kind]
+    if len(blk) > len(known) or any(k not in known for k in blk):
+        extra = {k: v for k, v in blk.items() if k not in known}
+        if extra:
+            out.append(FrozenDict({"index": index, "keys": _freeze(extra, path)}))
+
+
+def _own(unknown: Sequence[FrozenDict], keys: Sequence[FrozenDict]) -> FrozenDict:
+    if not unknown and not keys:
+        return EMPTY
+    inner: dict[str, Any] = {}
+    if unknown:
+        inner["unknown"] = tuple(unknown)
+    if keys:
+        inner["keys"] = tuple(keys)
+    return FrozenDict({NAME: FrozenDict(inner)})
+
+
+def _user_part(blk: Mapping[str, Any], kind: Any, path: str) -> ContentPart | None:
+    if kind == "text":
+        return TextPart(_req_str(blk, "text", path))
+    if kind == "image":
+        return _image_part(blk, path)
+    if kind == "document":
+        return _document_part(blk, path)
+    if kind in ("tool_use", "thinking", "redacted_thinking"):
+        raise DecodeError(f"a {kind} block is not allowed in a user message", f"{path}.type")
+    return None
+
+
+def _parse_user(content: Any, path: str, out: list[Message]) -> None:
+    if type(content) is str:
+        out.append(UserMessage(content))
+        return
+    blocks = as_list(content, f"{path}.content")
+    parts: list[ContentPart] = []
+    unknown: list[FrozenDict] = []
+    keys: list[FrozenDict] = []
+    produced = 0
+    for j, item in enumerate(blocks):
+        bpath = f"{path}.content[{j}]"
+        blk = as_mapping(item, bpath)
+        kind = blk.get("type")
+        if type(kind) is not str:
+            raise DecodeError("expected a block type string", f"{bpath}.type")
+        if kind == "tool_result":
+            own_keys: list[FrozenDict] = []
+            _extra_keys(blk, kind, j, bpath, own_keys)
+            out.append(_parse_tool_result(blk, bpath, own_keys))
+            produced += 1
+            continue
+        part = _user_part(blk, kind, bpath)
+        if part is None:
+            unknown.append(_unknown(blk, j, bpath))
+        else:
+            parts.append(part)
+            _extra_keys(blk, kind, j, bpath, keys)
+    if parts or not produced:
+        out.append(trusted_content_message(UserMessage, tuple(parts), extras=_own(unknown, keys)))
+    elif unknown:
+        last = out[-1]
+        out[-1] = last.with_extras(_merge_unknown(last.extras, unknown))
+
+
+def _merge_unknown(extras: Mapping[str, Any], unknown: list[FrozenDict]) -> FrozenDict:
+    own = extras.get(NAME)
+    before = own.get("unknown", ()) if isinstance(own, Mapping) else ()
+    merged = dict(extras)
+    inner = dict(own) if isinstance(own, Mapping) else {}
+    inner["unknown"] = tuple(before) + tuple(unknown)
+    merged[NAME] = FrozenDict(inner)
+    return FrozenDict(merged)
+
+
+def _parse_tool_result(
+    blk: Mapping[str, Any], path: str, keys: Sequence[FrozenDict] = ()
+) -> ToolResultMessage:
+    call_id = _req_str(blk, "tool_use_id", path)
+    if not call_id:
+        raise DecodeError("must not be empty", f"{path}.tool_use_id")
+    is_error = blk.get("is_error", False)
+    if is_error is None:
+        is_error = False
+    if type(is_error) is not bool:
+        raise DecodeError(f"expected a boolean, got {json_type(is_error)}", f"{path}.is_error")
+    raw = blk.get("content")
+    content: str | tuple[ContentPart, ...]
+    unknown: list[FrozenDict] = []
+    if raw is None:
+        content = ""
+    elif type(raw) is str:
+        content = raw
+    else:
+        inner = as_list(raw, f"{path}.content")
+        parts: list[ContentPart] = []
+        for j, item in enumerate(inner):
+            spath = f"{path}.content[{j}]"
+            sub = as_mapping(item, spath)
+            kind = sub.get("type")
+            if type(kind) is not str:
+                raise DecodeError("expected a block type string", f"{spath}.type")
+            part = _user_part(sub, kind, spath) if kind != "tool_result" else None
+            if part is None:
+                unknown.append(_unknown(sub, j, spath, within=True))
+            else:
+                parts.append(part)
+        content = tuple(parts)
+    return trusted_tool_result_message(
+        ToolResultMessage, call_id, content, is_error, None, extras=_own(unknown, keys)
+    )
+
+
+class _Parsed:
+    """The blocks of one assistant turn, in order."""
+
+    __slots__ = ("calls", "invalid", "keys", "parts", "unknown")
+
+    def __init__(self) -> None:
+        self.parts: list[ContentPart] = []
+        self.calls: list[ToolCall] = []
+        self.invalid: list[InvalidToolCall] = []
+        self.unknown: list[FrozenDict] = []
+        self.keys: list[FrozenDict] = []
+
+
+def _tool_call(blk: Mapping[str, Any], path: str, parsed: _Parsed, lenient: bool) -> None:
+    call_id = _req_str(blk, "id", path)
+    if not call_id:
+        raise DecodeError("must not be empty", f"{path}.id")
+    name = _req_str(blk, "name", path)
+    if not name:
+        raise DecodeError("must not be empty", f"{path}.name")
+    args = blk.get("input")
+    problem: tuple[str, str] | None = None
+    if _NAME_RE.fullmatch(name) is None:
+        problem = (f"{path}.name", f"invalid tool name (length {len(name)})")
+    elif not isinstance(args, Mapping):
+        problem = (f"{path}.input", f"expected an object, got {json_type(args)}")
+    if problem is not None:
+        if not lenient:
+            raise DecodeError(problem[1], problem[0])
+        raw = args if type(args) is str else _dumps_or_empty(args)
+        parsed.invalid.append(InvalidToolCall(call_id, name, raw, f"{problem[0]}: {problem[1]}"))
+        return
+    frozen = _freeze(args, f"{path}.input")
+    parsed.calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, None))
+
+
+def _dumps_or_empty(value: Any) -> str:
+    if value is None:
+        return ""
+    from .._json import dumps_compact
+
+    try:
+        return dumps_compact(value)
+    except (TypeError, ValueError):
+        return ""
+
+
+def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool) -> _Parsed:
+    parsed = _Parsed()
+    parts = parsed.parts
+    for j, blk in enumerate(blocks):
+        path = f"{prefix}[{j}]"
+        if not isinstance(blk, Mapping):
+            raise DecodeError(f"expected an object, got {json_type(blk)}", path)
+        kind = blk.get("type")
+        # hot path: the common block types first, by string equality
+        if kind == "text":
+            parts.append(TextPart(_req_str(blk, "text", path)))
+        elif kind == "tool_use":
+            _tool_call(blk, path, parsed, lenient)
+        elif kind == "thinking":
+            text = _req_str(blk, "thinking", path)
+            sig = opt_str(blk.get("signature"), f"{path}.signature")
+            parts.append(ReasoningPart(text, sig or None, False, NAME))
+        elif kind == "redacted_thinking":
+            parts.append(ReasoningPart(_req_str(blk, "data", path), None, True, NAME))
+        elif type(kind) is not str:
+            raise DecodeError("expected a block type string", f"{path}.type")
+        elif kind in ("image", "document", "tool_result"):
+            raise DecodeError(
+                f"a {kind} block is not allowed in an assistant message", f"{path}.type"
+            )
+        else:
+            parsed.unknown.append(_unknown(blk, j, path))
+            continue
+        if not lenient:
+            _extra_keys(blk, kind, j, path, parsed.keys)
+    return parsed
+
+
+def _parse_assistant_message(content: Any, path: str) -> AssistantMessage:
+    if type(content) is str:
+        return AssistantMessage(content)
+    blocks = as_list(content, f"{path}.content")
+    parsed = _parse_assistant_blocks(blocks, f"{path}.content", lenient=False)
+    extras = _own(parsed.unknown, parsed.keys)
+    parts = tuple(parsed.parts)
+    if parsed.calls:
+        ids = set()
+        for k, c in enumerate(parsed.calls):
+            if c.id in ids:
+                raise DecodeError(
+                    "duplicate tool_use id within the message", f"{path}.content.tool_use[{k}].id"
+                )
+            ids.add(c.id)
+        return trusted_tool_call_message(
+            ToolCallMessage, tuple(parsed.calls), parts or None, extras=extras
+        )
+    return trusted_content_message(AssistantMessage, parts, extras=extras)
+
+
+def _response_message(parsed: _Parsed, usage: Usage | None) -> AssistantMessage:
+    texts = [p.text for p in parsed.parts if type(p) is TextPart]
+    reasoning = [p for p in parsed.parts if type(p) is ReasoningPart]
+    extras = {NAME: {"unknown": tuple(parsed.unknown)}} if parsed.unknown else None
+    metadata = {"usage": usage.to_dict()} if usage is not None else None
+    calls = parsed.calls
+    if calls and len({c.id for c in calls}) != len(calls):
+        raise DecodeError("duplicate tool_use id within the message", "content")
+    return build_assistant(texts, reasoning, calls, metadata=metadata, extras=extras)
+
+
+def _count(usage: Mapping[str, Any], key: str) -> int | None:
+    return opt_int(usage.get(key), f"usage.{key}")
+
+
+def _usage(raw: Any, path: str) -> Usage | None:
+    if raw is None:
+        return None
+    u = as_mapping(raw, path)
+    return _usage_from(
+        _count(u, "input_tokens"),
+        _count(u, "output_tokens"),
+        _count(u, "cache_creation_input_tokens"),
+        _count(u, "cache_read_input_tokens"),
+    )
+
+
+def _usage_from(inp: int | None, out: int | None, creation: int | None, read: int | None) -> Usage:
+    total_in = (inp or 0) + (creation or 0) + (read or 0)
+    output = out or 0
+    return Usage(total_in, output, total_in + output, read, creation)
+
+
+def _error_response(error: Any, path: str) -> ChatResponse:
+    detail = None
+    if isinstance(error, Mapping):
+        kind = opt_str(error.get("type"), f"{path}.type")
+        msg = opt_str(error.get("message"), f"{path}.message")
+        detail = ": ".join(x for x in (kind, msg) if x) or None
+    elif error is not None:
+        detail = opt_str(error, path)
+    return ChatResponse(
+        AssistantMessage(""), FinishReason.ERROR, None, None, error=detail or "error"
+    )
+
+
+# ---------------------------------------------------------------------------------
+# Streaming
+# ---------------------------------------------------------------------------------
+
+
+class _Block:
+    __slots__ = ("call", "chunks", "kind", "raw", "signature", "start_input")
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.chunks: list[str] = []
+        self.signature: str | None = None
+        self.call: tuple[str, str, int] | None = None
+        self.start_input: Any = None
+        self.raw: Any = None
+
+
+_EMPTY_DELTAS: tuple[StreamDelta, ...] = ()
+
+
+class AnthropicStream(StreamAccumulator):
+    """Accumulates Messages API stream events into a ChatResponse.
+
+    Input tokens come from ``message_start``; ``output_tokens`` in ``message_delta``
+    is cumulative (the last value wins). ``ping`` and unknown event types are
+    ignored. A stream that ends without ``message_stop`` (and without an ``error``
+    event) is truncated: ``finish()`` raises DecodeError naming ``message_stop``.
+    An ``error`` event gives finish reason ERROR with the partial text kept.
+    """
+
+    __slots__ = (
+        "_blocks",
+        "_calls",
+        "_error",
+        "_id",
+        "_model",
+        "_n",
+        "_started",
+        "_stop",
+        "_stopped",
+        "_usage",
+    )
+
+    def __init__(self) -> None:
+        self._blocks: dict[int, _Block] = {}
+        self._calls = 0
+        self._n = 0
+        self._started = False
+        self._stopped = False
+        self._stop: str | None = None
+        self._error: str | None = None
+        self._id: str | None = None
+        self._model: str | None = None
+        self._usage: list[int | None] = [None, None, None, None]
+
+    @_guard("events")
+    def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+        """Consume one event (the SSE ``data:`` payload, decoded)."""
+        n = self._n
+        self._n = n + 1
+        if not isinstance(event, Mapping):
+            raise DecodeError(f"expected an event object, got {json_type(event)}", f"events[{n}]")
+        kind = event.get("type")
+        # hot path: deltas are nearly every event
+        if kind == "content_block_delta":
+            return self._delta(event, n)
+        handler = _EVENTS.get(kind)  # type: ignore[arg-type]
+        if handler is None:
+            if type(kind) is not str:
+                raise DecodeError("expected an event type string", f"events[{n}].type")
+            return _EMPTY_DELTAS  # ping and event types added later are ignored
+        return handler(self, event, n)
+
+    def _delta(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+        index = event.get("index")
+        block = self._blocks.get(index) if type(index) is int else None
+        if block is None:
+            raise DecodeError("delta for a block that was not started", f"events[{n}].index")
+        delta = event.get("delta")
+        if not isinstance(delta, Mapping):
+            raise DecodeError(f"expected an object, got {json_type(delta)}", f"events[{n}].delta")
+        dkind = delta.get("type")
+        if dkind == "text_delta":
+            text = delta.get("text")
+            if type(text) is not str:
+                raise DecodeError("expected a string", f"events[{n}].delta.text")
+            if block.kind != "text":
+                raise DecodeError("text_delta for a non-text block", f"events[{n}].delta.type")
+            block.chunks.append(text)
+            return (StreamDelta("text", text),)
+        if dkind == "input_json_delta":
+            part = delta.get("partial_json")
+            if type(part) is not str:
+                raise DecodeError("expected a string", f"events[{n}].delta.partial_json")
+            if block.kind == "tool_use":
+                block.chunks.append(part)
+                if not part:
+                    return _EMPTY_DELTAS
+                assert block.call is not None
+                return (
+                    StreamDelta(
+                        "tool_call", tool_call=ToolCallDelta(block.call[2], arguments_delta=part)
+                    ),
+                )
+            if block.kind == "unknown":
+                block.chunks.append(part)
+                return _EMPTY_DELTAS
+            raise DecodeError(
+                "input_json_delta for a block without input", f"events[{n}].delta.type"
+            )
+        if dkind == "thinking_delta":
+            text = delta.get("thinking")
+            if type(text) is not str:
+                raise DecodeError("expected a string", f"events[{n}].delta.thinking")
+            if block.kind != "thinking":
+                raise DecodeError(
+                    "thinking_delta for a non-thinking block", f"events[{n}].delta.type"
+                )
+            block.chunks.append(text)
+            return (StreamDelta("reasoning", text),)
+        if dkind == "signature_delta":
+            sig = delta.get("signature")
+            if type(sig) is not str:
+                raise DecodeError("expected a string", f"events[{n}].delta.signature")
+            if block.kind != "thinking":
+                raise DecodeError(
+                    "signature_delta for a non-thinking block", f"events[{n}].delta.type"
+                )
+            block.signature = (block.signature or "") + sig
+            return _EMPTY_DELTAS
+        if type(dkind) is not str:
+            raise DecodeError("expected a delta type string", f"events[{n}].delta.type")
+        return _EMPTY_DELTAS  # citations_delta and later delta kinds: nothing to accumulate
+
+    def _message_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+        path = f"events[{n}].message"
+        message = as_mapping(event.get("message"), path)
+        self._started = True
+        self._id = opt_str(message.get("id"), f"{path}.id")
+        self._model = opt_str(message.get("model"), f"{path}.model")
+        self._take_usage(message.get("usage"), f"{path}.usage")
+        return _EMPTY_DELTAS
+
+    def _take_usage(self, raw: Any, path: str) -> None:
+        if raw is None:
+            return
+        u = as_mapping(raw, path)
+        for k, key in enumerate(
+            (
+                "input_tokens",
+                "output_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            )
+        ):
+            value = opt_int(u.get(key), f"{path}.{key}")
+            if value is not None:
+                self._usage[k] = value
+
+    def _block_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+        index = event.get("index")
+        if type(index) is not int or index < 0:
+            raise DecodeError("expected a non-negative integer", f"events[{n}].index")
+        if index in self._blocks:
+            raise DecodeError("block index started twice", f"events[{n}].index")
+        path = f"events[{n}].content_block"
+        cb = as_mapping(event.get("content_block"), path)
+        kind = cb.get("type")
+        if kind == "text":
+            block = _Block("text")
+            text = opt_str(cb.get("text"), f"{path}.text") or ""
+            self._blocks[index] = block
+            if text:
+                block.chunks.append(text)
+                return (StreamDelta("text", text),)
+            return _EMPTY_DELTAS
+        if kind == "tool_use":
+            call_id = _req_str(cb, "id", path)
+            name = _req_str(cb, "name", path)
+            if not call_id:
+                raise DecodeError("must not be empty", f"{path}.id")
+            if not name:
+                raise DecodeError("must not be empty", f"{path}.name")
+            block = _Block("tool_use")
+            ordinal = self._calls
+            self._calls += 1
+            block.call = (call_id, name, ordinal)
+            block.start_input = cb.get("input")
+            self._blocks[index] = block
+            return (StreamDelta("tool_call", tool_call=ToolCallDelta(ordinal, call_id, name)),)
+        if kind == "thinking":
+            block = _Block("thinking")
+            text = opt_str(cb.get("thinking"), f"{path}.thinking") or ""
+            block.signature = opt_str(cb.get("signature"), f"{path}.signature") or None
+            self._blocks[index] = block
+            if text:
+                block.chunks.append(text)
+                return (StreamDelta("reasoning", text),)
+            return _EMPTY_DELTAS
+        if kind == "redacted_thinking":
+            block = _Block("redacted_thinking")
+            block.chunks.append(_req_str(cb, "data", path))
+            self._blocks[index] = block
+            return _EMPTY_DELTAS
+        if type(kind) is not str:
+            raise DecodeError("expected a block type string", f"{path}.type")
+        block = _Block("unknown")
+        block.raw = _freeze(cb, path)
+        self._blocks[index] = block
+        return _EMPTY_DELTAS
+
+    def _block_stop(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+        index = event.get("index")
+        if type(index) is not int or index not in self._blocks:
+            raise DecodeError("stop for a block that was not started", f"events[{n}].index")
+        return _EMPTY_DELTAS
+
+    def _message_delta(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+        delta = event.get("delta")
+        if delta is not None:
+            delta = as_mapping(delta, f"events[{n}].delta")
+            stop = opt_str(delta.get("stop_reason"), f"events[{n}].delta.stop_reason")
+            if stop is not None:
+                self._stop = stop
+        self._take_usage(event.get("usage"), f"events[{n}].usage")
+        return _EMPTY_DELTAS
+
+    def _message_stop(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+        self._stopped = True
+        return _EMPTY_DELTAS
+
+    def _error_event(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+        error = event.get("error")
+        detail = "error"
+        if isinstance(error, Mapping):
+            kind = opt_str(error.get("type"), f"events[{n}].error.type")
+            msg = opt_str(error.get("message"), f"events[{n}].error.message")
+            detail = ": ".join(x for x in (kind, msg) if x) or "error"
+        self._error = detail
+        return _EMPTY_DELTAS
+
+    @_guard("events")
+    def finish(self) -> ChatResponse:
+        """The response assembled from every event fed so far."""
+        if self._error is None:
+            if not self._started:
+                raise DecodeError("stream ended before message_start (missing)", "message_start")
+            if not self._stopped:
+                raise DecodeError("stream ended before message_stop (truncated)", "message_stop")
+        parsed = _Parsed()
+        for index in sorted(self._blocks):
+            block = self._blocks[index]
+            kind = block.kind
+            if kind == "text":
+                parsed.parts.append(TextPart("".join(block.chunks)))
+            elif kind == "thinking":
+                parsed.parts.append(
+                    ReasoningPart("".join(block.chunks), block.signature, False, NAME)
+                )
+            elif kind == "redacted_thinking":
+                parsed.parts.append(ReasoningPart(block.chunks[0], None, True, NAME))
+            elif kind == "tool_use":
+                _finish_call(block, index, parsed)
+            else:
+                value = block.raw
+                if block.chunks:
+                    value = FrozenDict({**value, "partial_json": "".join(block.chunks)})
+                kind_name = value.get("type")
+                parsed.unknown.append(
+                    FrozenDict(
+                        {
+                            "index": index,
+                            "path": f"content[{index}]",
+                            "type": kind_name,
+                            "value": value,
+                        }
+                    )
+                )
+        if self._error is not None:
+            message = _response_message(parsed, None)
+            return ChatResponse(
+                message,
+                FinishReason.ERROR,
+                None,
+                self._model,
+                tuple(parsed.invalid),
+                provider_finish_reason=self._stop,
+                id=self._id,
+                error=self._error,
+            )
+        u = self._usage
+        usage = None if all(v is None for v in u) else _usage_from(u[0], u[1], u[2], u[3])
+        message = _response_message(parsed, usage)
+        stop = self._stop
+        finish = (
+            STOP_REASONS.get(stop, FinishReason.OTHER) if stop is not None else FinishReason.OTHER
+        )
+        return ChatResponse(
+            message,
+            finish,
+            usage,
+            self._model,
+            tuple(parsed.invalid),
+            provider_finish_reason=stop,
+            id=self._id,
+        )
+
+
+def _finish_call(block: _Block, index: int, parsed: _Parsed) -> None:
+    assert block.call is not None
+    call_id, name, _ = block.call
+    raw = "".join(block.chunks)
+    path = f"content[{index}].input"
+    if not raw.strip():
+        start = block.start_input
+        value: Any = start if isinstance(start, Mapping) else {}
+    else:
+        try:
+            value = loads(raw, path)
+        except DecodeError as exc:
+            parsed.invalid.append(InvalidToolCall(call_id, name, raw, f"{path}: {exc.message}"))
+            return
+    if _NAME_RE.fullmatch(name) is None:
+        parsed.invalid.append(
+            InvalidToolCall(call_id, name, raw, f"content[{index}].name: invalid tool name")
+        )
+        return
+    if type(value) is not dict and not isinstance(value, Mapping):
+        parsed.invalid.append(
+            InvalidToolCall(
+                call_id, name, raw, f"{path}: expected an object, got {json_type(value)}"
+            )
+        )
+        return
+    try:
+        frozen = freeze(value, path)
+    except ValidationError as exc:
+        parsed.invalid.append(InvalidToolCall(call_id, name, raw, f"{path}: {exc.message}"))
+        return
+    parsed.calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw or None))
+
+
+_EVENTS: dict[str, Callable[[AnthropicStream, Mapping[str, Any], int], tuple[StreamDelta, ...]]] = {
+    "message_start": AnthropicStream._message_start,
+    "content_block_start": AnthropicStream._block_start,
+    "content_block_delta": AnthropicStream._delta,
+    "content_block_stop": AnthropicStream._block_stop,
+    "message_delta": AnthropicStream._message_delta,
+    "message_stop": AnthropicStream._message_stop,
+    "error": AnthropicStream._error_event,
+}
+
+PROVIDER = AnthropicProvider()
+"""The Anthropic provider object ``get_provider("anthropic")`` returns."""
