@@ -901,3 +901,64 @@ def test_sqlite_helper_owns_and_closes_its_backend(tmp_path: Path) -> None:
         storage.save()
     with ChatHistoryStorage.sqlite(path, IDENT) as storage:
         assert [m.text for m in storage.messages()] == ["hi"]
+
+
+# -- a stored session that breaks the policy -------------------------------------------------
+
+
+def _broken_session(backend: Backend) -> list[Message]:
+    call = ToolCallMessage([ToolCall("c1", "lookup", {})])
+    msgs: list[Message] = [UserMessage("q"), call, UserMessage("interleaved by another writer")]
+    backend.save(IDENT, [m.to_dict() for m in msgs])
+    return msgs
+
+
+def test_stored_messages_breaking_the_policy_give_storage_error(backend: Backend) -> None:
+    _broken_session(backend)
+    with pytest.raises(StorageError) as info:
+        ChatHistoryStorage(backend, IDENT).messages()
+    assert info.value.path == f"session {IDENT.key} messages[2]"
+    assert "tool_results_pending" in info.value.message
+
+
+def test_repair_on_load_fixes_and_rewrites_the_session(backend: Backend) -> None:
+    msgs = _broken_session(backend)
+    storage = ChatHistoryStorage(backend, IDENT, ChatHistoryConfig(repair_on_load=True))
+    got = storage.messages()
+    assert [r.rule for r in storage.repairs] == ["unanswered_tool_call"]
+    assert [type(m) for m in got] == [UserMessage, ToolCallMessage, ToolResultMessage, UserMessage]
+    assert got[2].is_error  # type: ignore[attr-defined]
+    assert got[3] == msgs[2]
+    assert storage.dirty
+    assert storage.save()
+    again = ChatHistoryStorage(backend, IDENT)
+    assert_same(again.messages(), got)
+    assert again.repairs == ()
+
+
+# -- hooks calling back into the storage -------------------------------------------------
+
+
+def test_save_inside_on_before_save_does_nothing_and_the_outer_save_writes(
+    backend: Backend,
+) -> None:
+    inner: list[bool] = []
+    config = ChatHistoryConfig(on_before_save=lambda s: inner.append(s.save()))
+    storage = ChatHistoryStorage(backend, IDENT, config)
+    storage.add_message(UserMessage("x"))
+    assert storage.save()
+    assert inner == [False]
+    assert [m.text for m in ChatHistoryStorage(backend, IDENT).messages()] == ["x"]
+
+
+def test_on_before_save_may_remove_messages(backend: Backend) -> None:
+    def drop_scratch(storage: ChatHistoryStorage) -> None:
+        for m in storage.messages():
+            if m.metadata.get("scratch"):
+                storage.remove(m.id)
+
+    storage = ChatHistoryStorage(backend, IDENT, ChatHistoryConfig(on_before_save=drop_scratch))
+    storage.add_message(UserMessage("keep"))
+    storage.add_message(UserMessage("scratch", metadata={"scratch": True}))
+    storage.save()
+    assert [m.text for m in ChatHistoryStorage(backend, IDENT).messages()] == ["keep"]

@@ -74,7 +74,11 @@ class ChatHistoryConfig:
 
     ``policy`` is the OrderingPolicy the history enforces (default: lenient, which
     keeps only the tool-pairing rules, so any conversation a provider accepts can
-    be stored). ``store_meta=False`` stores messages without their metadata.
+    be stored). Stored messages that break it give a StorageError on load, unless
+    ``repair_on_load=True``: then ``messages.repair`` fixes them (an unanswered
+    tool call gets an error result, an orphan result is dropped, ...), the
+    storage's ``repairs`` lists each change, and the next ``save()`` writes the
+    repaired session. ``store_meta=False`` stores messages without their metadata.
     """
 
     context_window: int = 60000
@@ -86,6 +90,7 @@ class ChatHistoryConfig:
     on_after_add: AfterAddHook | None = None
     truncation: Truncation | None = None
     policy: OrderingPolicy | None = None
+    repair_on_load: bool = False
 
     def __post_init__(self) -> None:
         for name in ("context_window", "reserved_for_completion"):
@@ -98,10 +103,10 @@ class ChatHistoryConfig:
             raise ValidationError(
                 "must be at least 0 and less than context_window", "reserved_for_completion"
             )
-        if self.store_meta is not True and self.store_meta is not False:
-            raise ValidationError(
-                f"expected bool, got {type(self.store_meta).__name__}", "store_meta"
-            )
+        for name in ("store_meta", "repair_on_load"):
+            value = getattr(self, name)
+            if value is not True and value is not False:
+                raise ValidationError(f"expected bool, got {type(value).__name__}", name)
         for name in (
             "on_before_save",
             "on_after_load",

@@ -12,7 +12,6 @@ name component: no separator, no leading dot, no NUL, at most 131 characters.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 from .._json import dumps_compact
@@ -60,6 +59,8 @@ class SessionIdentity:
     """The storage key: a single safe file name component, unique to this triple."""
 
     def __post_init__(self) -> None:
+        import hashlib  # here, not at import: it loads OpenSSL (~3 ms)
+
         _check_name(self.agent, "agent")
         _check_name(self.session, "session")
         _check_name(self.scope, "scope", optional=True)

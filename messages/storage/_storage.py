@@ -5,6 +5,8 @@ hook may call back into it):
 
 * ``_history`` — a ConversationHistory, or None until first use (lazy load).
 * ``_stored`` — how many leading messages of the history are known to be stored.
+* ``_pending`` — the messages added since then, in order (while ``_rewrite`` is
+  false the history is exactly the stored messages followed by these).
 * ``_rewrite`` — something other than an append changed (a removal, replacement,
   truncation, clear): the next save must replace the stored session.
 
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     import os
 
     from .._history import ConversationHistory
+    from .._repair import Repair
 
 __all__ = ["ChatHistoryStorage"]
 
@@ -54,8 +57,11 @@ class ChatHistoryStorage:
         "_config",
         "_history",
         "_identity",
+        "_in_before_save",
         "_lock",
         "_owns_backend",
+        "_pending",
+        "_repairs",
         "_rewrite",
         "_stored",
         "_truncated_for",
@@ -91,9 +97,12 @@ class ChatHistoryStorage:
         self._lock = threading.RLock()
         self._history: ConversationHistory | None = None
         self._stored = 0
+        self._pending: list[Message] = []
+        self._repairs: tuple[Repair, ...] = ()
         self._rewrite = False
         self._truncated_for: str | None = None
         self._owns_backend = False
+        self._in_before_save = False
 
     @classmethod
     def sqlite(
@@ -160,6 +169,11 @@ class ChatHistoryStorage:
         return self._history is not None
 
     @property
+    def repairs(self) -> tuple[Repair, ...]:
+        """What ``repair_on_load`` changed in the stored messages at the last load."""
+        return self._repairs
+
+    @property
     def dirty(self) -> bool:
         """Whether ``save()`` would write: something changed since the last load or save."""
         with self._lock:
@@ -167,7 +181,7 @@ class ChatHistoryStorage:
             return h is not None and self._is_dirty(h)
 
     def _is_dirty(self, h: ConversationHistory) -> bool:
-        return self._rewrite or len(h) != self._stored
+        return self._rewrite or bool(self._pending)
 
     def _policy(self) -> Any:
         policy = self._config.policy
@@ -189,22 +203,38 @@ class ChatHistoryStorage:
 
         records = self._backend.load(self._identity)
         msgs = [] if records is None else self._decode(records)
+        policy = self._policy()
+        repairs: tuple[Repair, ...] = ()
         try:
-            h = ConversationHistory(msgs, policy=self._policy())
+            h = ConversationHistory(msgs, policy=policy)
         except OrderingError as exc:
-            index = exc.index if exc.index >= 0 else None
-            raise StorageError(
-                f"stored messages break the ordering policy: [{exc.rule}] {exc.message}",
-                where(self._identity.key, index),
-            ) from None
+            if not self._config.repair_on_load:
+                raise self._ordering_error(exc) from None
+            from .._repair import repair
+
+            fixed, repairs = repair(msgs, policy)
+            try:
+                h = ConversationHistory(fixed, policy=policy)
+            except OrderingError as again:
+                raise self._ordering_error(again) from None
         self._history = h
+        self._repairs = repairs
         self._stored = len(msgs)
-        self._rewrite = False
+        self._pending = []
+        # A repaired history differs from what is stored: the next save writes it.
+        self._rewrite = bool(repairs)
         self._truncated_for = None
         hook = self._config.on_after_load
         if hook is not None:
             hook(self)
         return h
+
+    def _ordering_error(self, exc: OrderingError) -> StorageError:
+        index = exc.index if exc.index >= 0 else None
+        return StorageError(
+            f"stored messages break the ordering policy: [{exc.rule}] {exc.message}",
+            where(self._identity.key, index),
+        )
 
     def _decode(self, records: object) -> list[Message]:
         from .._codec import from_dict
@@ -288,6 +318,7 @@ class ChatHistoryStorage:
                         )
                     message = result
             h.add(message)
+            self._pending.append(message)
             after = self._config.on_after_add
             if after is not None:
                 after(message, self)
@@ -327,26 +358,34 @@ class ChatHistoryStorage:
         Runs ``on_before_save``, then truncation when the last message's
         ``metadata["usage"]["total_tokens"]`` exceeds the budget, then writes the
         new messages only (after appends, with a backend that can append) or the
-        whole session.
+        whole session. A ``save()`` from inside ``on_before_save`` does nothing
+        (the outer save writes everything).
         """
         with self._lock:
             h = self._history
-            if h is None or not self._is_dirty(h):
+            if h is None or self._in_before_save or not self._is_dirty(h):
                 return False
             hook = self._config.on_before_save
             if hook is not None:
-                hook(self)
+                self._in_before_save = True
+                try:
+                    hook(self)
+                finally:
+                    self._in_before_save = False
                 h = self._ensure()
             self._truncate(h)
             if not self._is_dirty(h):
                 return False
-            msgs = h.messages()
             if not self._rewrite and self._append is not None:
-                new = msgs[self._stored :]
-                self._append(self._identity, self._records(new))
+                # hot path: only the new messages are encoded and written; no
+                # snapshot of the whole history is taken.
+                self._append(self._identity, self._records(self._pending))
+                self._stored += len(self._pending)
             else:
+                msgs = h.messages()
                 self._backend.save(self._identity, self._records(msgs))
-            self._stored = len(msgs)
+                self._stored = len(msgs)
+            self._pending = []
             self._rewrite = False
             return True
 
@@ -362,6 +401,7 @@ class ChatHistoryStorage:
             self._backend.delete(self._identity)
             self._history = None
             self._stored = 0
+            self._pending = []
             self._rewrite = False
             self._truncated_for = None
 

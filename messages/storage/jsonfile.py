@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -152,6 +151,8 @@ class JsonFileBackend:
             _fsync_directory(self.directory)
 
     def _replace(self, key: str, data: bytes) -> None:
+        import tempfile  # here, not at import: most programs never save a file
+
         target = os.path.join(self.directory, key + _SUFFIX)
         try:
             fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=self.directory)

@@ -1,0 +1,56 @@
+"""Static checks of messages.storage's types (mypy --strict with assert_type); also run by pytest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from typing_extensions import assert_type
+
+from messages import Message, UserMessage
+from messages.storage import (
+    DROP,
+    Backend,
+    ChatHistoryConfig,
+    ChatHistoryStorage,
+    JsonFileBackend,
+    MemoryBackend,
+    SessionIdentity,
+    SQLiteBackend,
+)
+
+
+def _before_add(message: Message, storage: ChatHistoryStorage) -> Message | None:
+    return None if message.text else message.with_content("(empty)")
+
+
+def _drop_all(message: Message, storage: ChatHistoryStorage) -> object:
+    return DROP
+
+
+def test_storage_types(tmp_path: Path) -> None:
+    ident = SessionIdentity("bot", "chat", scope=None)
+    assert_type(ident.key, str)
+    assert_type(ident.scope, "str | None")
+    config = ChatHistoryConfig(context_window=8000, on_before_add=_before_add)
+    assert_type(config.max_prompt_tokens, int)
+    backend: Backend = MemoryBackend()
+    storage = ChatHistoryStorage(backend, ident, config)
+    assert_type(storage.add_message(UserMessage("hi")), "Message | None")
+    assert_type(storage.messages(), "tuple[Message, ...]")
+    assert_type(storage.last_message(), "Message | None")
+    assert_type(storage.get("id"), "Message | None")
+    assert_type(storage.len(), int)
+    assert_type(len(storage), int)
+    assert_type(storage.save(), bool)
+    assert_type(storage.dirty, bool)
+    records = backend.load(ident)
+    assert_type(records, list[dict[str, Any]] | None)
+    assert_type(backend.list_sessions("bot"), "list[SessionIdentity]")
+    assert_type(JsonFileBackend(tmp_path).directory, str)
+    with SQLiteBackend(tmp_path / "db.sqlite") as sqlite:
+        assert_type(sqlite.schema_version(), int)
+    with ChatHistoryStorage.sqlite(tmp_path / "x.sqlite", ident) as s:
+        assert_type(s, ChatHistoryStorage)
+    assert storage.len() == 1
+    assert _drop_all(UserMessage("x"), storage) is DROP
