@@ -1,0 +1,1703 @@
+"""Google Gemini API (``generateContent`` / ``streamGenerateContent?alt=sse``), REST camelCase JSON.
+
+The rules this formatter applies, each documented here and in the README table of
+what each provider cannot carry (every rule that loses something is a ``Loss``):
+
+* System and developer messages become ``systemInstruction`` (one text part per
+  message; parts parsed from a request are kept in ``extras["gemini"]["system"]``
+  and re-sent verbatim). A system message after the conversation started is moved
+  there too (Loss).
+* ``contents`` alternate ``user`` / ``model``; consecutive messages of one role are
+  merged into one content. Tool results become ``functionResponse`` parts of a
+  user content, one per call, ordered like the calls they answer (Gemini pairs by
+  id when present, else by name and order), so the answering turn has as many
+  ``functionResponse`` parts as the model turn had ``functionCall`` parts. A result
+  with no call in the preceding model turn, or a second result for one call, is
+  dropped (Loss).
+* Tool-call ids: a wire id is kept and echoed on the ``functionResponse``. A call
+  that came without one gets a stable generated id (``derive_call_id``) and
+  ``extras["id_generated"] = True``; that id is never sent to Gemini.
+* Tool results: text goes as ``{"output": text}``, an error as ``{"error": text}``
+  (parsing maps ``{"error": ...}`` back to ``is_error=True``). An object response
+  that is neither is imported as its compact JSON text (``extras["gemini"]
+  ["response"] = "object"``) and sent back as the object. Images, audio and files
+  in a tool result are moved to parts after the function responses (Loss).
+* Signatures: ``thoughtSignature`` on a ``functionCall`` part is kept in the
+  call's ``extras["gemini"]["thought_signature"]`` and sent back on that exact
+  part; on a thought part it is the ReasoningPart's signature; on an answer text
+  part it is kept in the message's ``extras["gemini"]["text_signature"]`` and sent
+  back on the last text part. Reasoning is replayed only to the provider that
+  produced it: ``ReasoningPart(provider="gemini")`` becomes a ``thought: true``
+  part, any other reasoning (and another provider's opaque call state) is dropped
+  (Loss), never turned into visible text.
+* Empty text is never sent; a content left empty is omitted (Loss). Image
+  ``detail`` and file names have no Gemini field (Loss). Images by URL go as
+  ``fileData`` (Gemini fetches Files API / Cloud Storage URIs, not arbitrary web
+  pages); a URL without a media type gets one from its extension, else
+  ``image/jpeg``.
+* Tool schemas: Gemini accepts an OpenAPI subset. ``type: [x, "null"]`` and
+  ``anyOf``/``oneOf`` with a null branch become ``nullable``; a single-branch
+  ``anyOf`` is inlined; ``oneOf`` becomes ``anyOf`` (Loss); a string ``const``
+  becomes a one-value ``enum``; local ``$ref`` are inlined (a recursive one
+  becomes ``{"type": "object"}``, Loss); annotations (``$schema``, ``examples``...)
+  are dropped silently; every other keyword Gemini rejects (``additionalProperties``,
+  ``exclusiveMinimum``, ``multipleOf``, ``patternProperties``, unsupported
+  ``format`` values, non-string ``enum``...) is dropped (Loss). A strict definition
+  cannot be closed on Gemini: one Loss per tool. A tool without properties is sent
+  without ``parameters`` (Gemini rejects an empty object schema).
+* Unknown part kinds met while parsing are kept in ``extras["gemini"]["unknown"]``
+  (index, path, type, the part) and re-inserted at their index when formatting for
+  Gemini again; other providers drop them (Loss). Keys of a known part that the
+  canonical model has no field for (``videoMetadata``, ``partMetadata``...) are kept
+  in ``extras["gemini"]["keys"]`` and put back on the part at the same index.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._json import dumps_compact, json_type, loads
+from .._message import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+    trusted_content_message,
+    trusted_tool_call_message,
+    trusted_tool_result_message,
+)
+from .._parts import (
+    AudioPart,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    TextPart,
+    parse_data_url,
+)
+from .._streaming import ToolCallDelta
+from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
+from ..errors import DecodeError, ValidationError
+from ._base import (
+    ChatResponse,
+    Conversion,
+    FinishReason,
+    Losses,
+    LossWarning,
+    Provider,
+    StreamAccumulator,
+    StreamDelta,
+    Usage,
+    as_list,
+    as_mapping,
+    build_assistant,
+    derive_call_id,
+    guard,
+    opt_int,
+    opt_str,
+)
+
+if TYPE_CHECKING:
+    from .._tool_definition import ToolDefinition
+
+__all__ = ["PROVIDER", "GeminiProvider", "GeminiStream"]
+
+NAME = "gemini"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_guard: Callable[[str], Callable[[_F], _F]] = guard  # the base decorator, typed
+
+#: ``finishReason`` → FinishReason (MANIFEST conventions). ``STOP`` becomes
+#: TOOL_CALLS when the candidate has function calls; ``IMAGE_*`` is CONTENT_FILTER;
+#: any other value (MALFORMED_FUNCTION_CALL, OTHER, LANGUAGE, ...) is ERROR.
+FINISH_REASONS: dict[str, FinishReason] = {
+    "STOP": FinishReason.STOP,
+    "MAX_TOKENS": FinishReason.LENGTH,
+    "SAFETY": FinishReason.CONTENT_FILTER,
+    "RECITATION": FinishReason.CONTENT_FILTER,
+    "BLOCKLIST": FinishReason.CONTENT_FILTER,
+    "PROHIBITED_CONTENT": FinishReason.CONTENT_FILTER,
+    "SPII": FinishReason.CONTENT_FILTER,
+}
+
+_OTHER_PROVIDERS = frozenset(("openai", "groq", "vllm", "ollama", "anthropic", "openai_responses"))
+_DROP_OTHER_REASONING = "dropped: reasoning is replayed only to the provider that produced it"
+
+# Keys of a Part that describe it rather than being its data.
+_PART_META = frozenset(
+    ("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution")
+)
+
+
+def _finish_reason(raw: str | None, has_calls: bool) -> FinishReason:
+    if raw is None:
+        return FinishReason.OTHER
+    reason = FINISH_REASONS.get(raw)
+    if reason is None:
+        return FinishReason.CONTENT_FILTER if raw.startswith("IMAGE_") else FinishReason.ERROR
+    if reason is FinishReason.STOP and has_calls:
+        return FinishReason.TOOL_CALLS
+    return reason
+
+
+def _decode(exc: ValidationError, path: str) -> DecodeError:
+    sub = exc.path
+    if not sub:
+        where = path
+    elif sub.startswith("["):
+        where = path + sub
+    else:
+        where = f"{path}.{sub}" if path else sub
+    return DecodeError(exc.message, where)
+
+
+def _freeze(value: Any, path: str) -> Any:
+    try:
+        return freeze(value, path)
+    except ValidationError as exc:
+        raise DecodeError(exc.message, exc.path or path) from None
+
+
+def _req_str(obj: Mapping[str, Any], key: str, path: str) -> str:
+    value = obj.get(key)
+    if type(value) is not str:
+        what = "missing" if value is None else f"expected a string, got {json_type(value)}"
+        raise DecodeError(what, f"{path}.{key}")
+    return value
+
+
+def _sig(part: Mapping[str, Any], path: str) -> str | None:
+    sig = part.get("thoughtSignature")
+    if sig is None:
+        return None
+    if type(sig) is not str:
+        raise DecodeError(f"expected a string, got {json_type(sig)}", f"{path}.thoughtSignature")
+    return sig or None
+
+
+def _part_kind(part: Mapping[str, Any]) -> str:
+    for key in part:
+        if key not in _PART_META:
+            return str(key)
+    return ""
+
+
+# ---------------------------------------------------------------------------------
+# Formatting: canonical messages -> request body
+# ---------------------------------------------------------------------------------
+
+# Sort keys inside one user content: function responses first (in call order), then
+# media moved out of tool results, then everything else in its original order.
+_K_OTHER = (2, 0)
+_K_MOVED = (1, 0)
+
+
+class _Builder:
+    """Collects ``contents``, merging consecutive messages of one role."""
+
+    __slots__ = (
+        "answered",
+        "calls",
+        "first",
+        "items",
+        "keys",
+        "losses",
+        "out",
+        "pieces",
+        "role",
+        "unknown",
+    )
+
+    def __init__(self, losses: Losses) -> None:
+        self.losses = losses
+        self.out: list[dict[str, Any]] = []
+        self.role: str | None = None
+        self.items: list[tuple[tuple[int, int], Any]] = []
+        self.unknown: list[tuple[int, Any]] = []
+        self.keys: list[tuple[int, Any]] = []
+        self.pieces = 0
+        self.first = 0
+        self.calls: dict[str, tuple[int, ToolCall]] = {}
+        self.answered: set[str] = set()
+
+    def open(self, role: str, index: int) -> None:
+        if role != self.role:
+            self.close()
+            self.role = role
+            self.first = index
+            out = self.out
+            if out and out[-1]["role"] == role:
+                # The content in between was omitted (empty): keep merging.
+                self.items = [(_K_OTHER, p) for p in out.pop()["parts"]]
+                self.pieces = 1
+            elif role == "model":
+                self.calls = {}
+                self.answered = set()
+
+    def close(self) -> None:
+        role = self.role
+        if role is None:
+            return
+        items = self.items
+        for index, part in sorted(self.unknown, key=_first):
+            items.insert(min(index, len(items)), (_K_OTHER, part))
+        for index, keys in self.keys:
+            if index < len(items):
+                key, part = items[index]
+                items[index] = (key, {**part, **keys})
+        if role == "user" and any(k[0] != 2 for k, _ in items):
+            items.sort(key=_first)  # stable: others keep their order
+        parts = [p for _, p in items]
+        if parts:
+            self.out.append({"role": role, "parts": parts})
+        elif self.pieces:
+            self.losses.add(
+                f"messages[{self.first}]",
+                f"empty {'model' if role == 'model' else 'user'} content",
+                "omitted: Gemini rejects empty content",
+            )
+        self.role = None
+        self.items = []
+        self.unknown = []
+        self.keys = []
+        self.pieces = 0
+
+
+def _first(item: tuple[Any, Any]) -> Any:
+    return item[0]
+
+
+def _guess_media_type(url: str, default: str) -> str:
+    guessed, _ = mimetypes.guess_type(url.split("?", 1)[0], strict=False)
+    return guessed or default
+
+
+def _text_part(p: TextPart, path: str, losses: Losses) -> Any:
+    return {"text": p.text} if p.text else None
+
+
+def _image_part(p: ImagePart, path: str, losses: Losses) -> Any:
+    if p.detail is not None:
+        losses.add(f"{path}.detail", "image detail", "dropped: Gemini parts have no detail")
+    if p.data is not None:
+        return {"inlineData": {"mimeType": p.media_type, "data": p.data}}
+    url = p.url or ""
+    if url.startswith("data:"):
+        try:
+            media_type, data = parse_data_url(url, path)
+            return {"inlineData": {"mimeType": media_type, "data": data}}
+        except ValidationError:
+            pass  # not a base64 data: URL: send it as a URI and let the API judge
+    media_type = p.media_type or _guess_media_type(url, "image/jpeg")
+    return {"fileData": {"mimeType": media_type, "fileUri": url}}
+
+
+def _audio_part(p: AudioPart, path: str, losses: Losses) -> Any:
+    return {"inlineData": {"mimeType": f"audio/{p.format}", "data": p.data}}
+
+
+def _file_part(p: FilePart, path: str, losses: Losses) -> Any:
+    if p.filename:
+        losses.add(f"{path}.filename", "file name", "dropped: Gemini parts have no file name")
+    if p.file_id:
+        media_type = p.media_type or _guess_media_type(p.file_id, "application/pdf")
+        return {"fileData": {"mimeType": media_type, "fileUri": p.file_id}}
+    return {"inlineData": {"mimeType": p.media_type or "application/pdf", "data": p.data or ""}}
+
+
+def _reasoning_part(p: ReasoningPart, path: str, losses: Losses) -> Any:
+    if p.provider == NAME and not p.redacted:
+        part: dict[str, Any] = {"text": p.text, "thought": True}
+        if p.signature is not None:
+            part["thoughtSignature"] = p.signature
+        return part
+    who = p.provider or "an unnamed provider"
+    losses.add(path, f"reasoning from {who}", _DROP_OTHER_REASONING)
+    return None
+
+
+def _reasoning_elsewhere(p: ReasoningPart, path: str, losses: Losses) -> Any:
+    losses.add(path, "reasoning part in a non-assistant message", "dropped")
+    return None
+
+
+_PartFn = Callable[[Any, str, Losses], Any]
+
+_USER_PARTS: dict[type, _PartFn] = {
+    TextPart: _text_part,
+    ImagePart: _image_part,
+    AudioPart: _audio_part,
+    FilePart: _file_part,
+    ReasoningPart: _reasoning_elsewhere,
+}
+_MODEL_PARTS: dict[type, _PartFn] = {
+    TextPart: _text_part,
+    ReasoningPart: _reasoning_part,
+    ImagePart: _image_part,
+    AudioPart: _audio_part,
+    FilePart: _file_part,
+}
+
+
+def _part_fn(table: dict[type, _PartFn], p: object) -> _PartFn:
+    for base in type(p).__mro__:
+        fn = table.get(base)
+        if fn is not None:
+            return fn
+    raise ValidationError(f"cannot format a part of type {type(p).__name__}", "")
+
+
+def _parts(content: Any, table: dict[type, _PartFn], path: str, losses: Losses) -> list[Any]:
+    if type(content) is str or isinstance(content, str):
+        return [{"text": content}] if content else []
+    out: list[Any] = []
+    for j, p in enumerate(content or ()):
+        fn = table.get(type(p)) or _part_fn(table, p)
+        part = fn(p, f"{path}.content[{j}]", losses)
+        if part is not None:
+            out.append(part)
+    return out
+
+
+def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping[str, Any]:
+    for key, value in extras.items():
+        if key in _OTHER_PROVIDERS and isinstance(value, Mapping):
+            for item in value.get("unknown", ()):
+                kind = item.get("type") if isinstance(item, Mapping) else None
+                losses.add(
+                    path,
+                    f"{key} {kind or 'unknown'} block",
+                    "dropped: only re-sent to its provider",
+                )
+    own = extras.get(NAME)
+    return own if isinstance(own, Mapping) else EMPTY
+
+
+def _key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
+    items = []
+    for item in own.get("keys", ()):
+        if isinstance(item, Mapping) and type(item.get("index")) is int:
+            keys = item.get("keys")
+            if isinstance(keys, Mapping):
+                items.append((item["index"], thaw(keys)))
+    return items
+
+
+def _unknown_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
+    items = []
+    for item in own.get("unknown", ()):
+        if isinstance(item, Mapping) and type(item.get("index")) is int:
+            value = item.get("value")
+            if isinstance(value, Mapping):
+                items.append((item["index"], thaw(value)))
+    return items
+
+
+def _function_call(c: ToolCall, path: str, losses: Losses) -> dict[str, Any]:
+    fc: dict[str, Any] = {}
+    extras = c.extras
+    if not (extras and extras.get("id_generated") is True):
+        fc["id"] = c.id
+    fc["name"] = c.name
+    fc["args"] = thaw(c.arguments)
+    part: dict[str, Any] = {"functionCall": fc}
+    if extras:
+        for key in extras:
+            if key in _OTHER_PROVIDERS:
+                losses.add(
+                    f"{path}.extras.{key}",
+                    f"{key} state of the tool call",
+                    "dropped: only re-sent to its provider",
+                )
+        own = extras.get(NAME)
+        if isinstance(own, Mapping):
+            sig = own.get("thought_signature")
+            if type(sig) is str:
+                part["thoughtSignature"] = sig
+    return part
+
+
+def _response_object(m: ToolResultMessage, own: Mapping[str, Any]) -> dict[str, Any]:
+    text = m.text
+    shape = own.get("response")
+    if m.is_error:
+        if shape == "error" and own.get("json") is True:
+            try:
+                return {"error": loads(text)}
+            except DecodeError:
+                pass  # edited since it was imported: send the text
+        return {"error": text}
+    if shape == "object":
+        try:
+            value = loads(text)
+            if type(value) is dict:
+                return value
+        except DecodeError:
+            pass
+    elif shape == "output" and own.get("json") is True:
+        try:
+            return {"output": loads(text)}
+        except DecodeError:
+            pass
+    return {"output": text}
+
+
+# Gemini's Schema object (an OpenAPI 3.0 subset) keeps these keywords as they are.
+_SCHEMA_KEEP = frozenset(
+    (
+        "description",
+        "title",
+        "nullable",
+        "maxItems",
+        "minItems",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "example",
+        "propertyOrdering",
+        "default",
+        "minimum",
+        "maximum",
+    )
+)
+# Annotations with no effect on what the model may produce: dropped without a Loss.
+_SCHEMA_SILENT = frozenset(
+    (
+        "$schema",
+        "$id",
+        "$comment",
+        "$anchor",
+        "$defs",
+        "definitions",
+        "examples",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+    )
+)
+_FORMATS: dict[str, frozenset[str]] = {
+    "string": frozenset(("enum", "date-time")),
+    "number": frozenset(("float", "double")),
+    "integer": frozenset(("int32", "int64")),
+}
+_MAX_SCHEMA_DEPTH = 64
+
+
+class _SchemaConverter:
+    """Rewrites a JSON Schema into the subset Gemini's ``parameters`` accepts."""
+
+    __slots__ = ("losses", "root", "strict")
+
+    def __init__(self, root: Mapping[str, Any], losses: Losses, strict: bool) -> None:
+        self.root = root
+        self.losses = losses
+        self.strict = strict
+
+    def drop(self, path: str, key: str, rule: str = "") -> None:
+        self.losses.add(
+            f"{path}.{key}",
+            f"schema keyword {key}",
+            rule or "dropped: Gemini's schema subset rejects it",
+        )
+
+    def convert(
+        self, node: Any, path: str, refs: tuple[str, ...] = (), depth: int = 0
+    ) -> dict[str, Any]:
+        if not isinstance(node, Mapping):
+            if node is not True:
+                self.losses.add(path, "boolean schema", "replaced by an unconstrained schema")
+            return {}
+        if depth > _MAX_SCHEMA_DEPTH:
+            self.losses.add(path, "schema nested too deeply", "replaced by an object schema")
+            return {"type": "object"}
+        ref = node.get("$ref")
+        if type(ref) is str:
+            if ref in refs:
+                self.losses.add(path, "recursive $ref", "replaced by an object schema")
+                out: dict[str, Any] = {"type": "object"}
+                if type(node.get("description")) is str:
+                    out["description"] = node["description"]
+                return out
+            target = _resolve(ref, self.root)
+            if target is None:
+                self.losses.add(f"{path}.$ref", "unresolvable $ref", "replaced by an object schema")
+                return {"type": "object"}
+            merged = dict(target) if isinstance(target, Mapping) else {}
+            for key, value in node.items():
+                if key != "$ref":
+                    merged[key] = value
+            return self.convert(merged, path, (*refs, ref), depth + 1)
+        out = {}
+        nullable = False
+        t = node.get("type")
+        if isinstance(t, (list, tuple)):
+            kinds = [k for k in t if k != "null"]
+            nullable = len(kinds) < len(t)
+            if len(kinds) == 1:
+                out["type"] = kinds[0]
+            elif kinds:
+                out["anyOf"] = [{"type": k} for k in kinds]
+        elif t is not None:
+            out["type"] = t
+        kind = out.get("type")
+        for key, value in node.items():
+            if key in ("type", "$ref"):
+                continue
+            if key in _SCHEMA_KEEP:
+                out[key] = thaw(value)
+            elif key == "properties" and isinstance(value, Mapping):
+                out[key] = {
+                    name: self.convert(sub, f"{path}.properties.{name}", refs, depth + 1)
+                    for name, sub in value.items()
+                }
+            elif key == "items":
+                if isinstance(value, Mapping):
+                    out[key] = self.convert(value, f"{path}.items", refs, depth + 1)
+                else:
+                    self.drop(path, key, "dropped: Gemini has no tuple items")
+            elif key in ("anyOf", "oneOf") and isinstance(value, (list, tuple)):
+                branches = []
+                for j, sub in enumerate(value):
+                    if isinstance(sub, Mapping) and sub.get("type") == "null" and len(sub) == 1:
+                        nullable = True
+                    else:
+                        branches.append(self.convert(sub, f"{path}.{key}[{j}]", refs, depth + 1))
+                if key == "oneOf" and len(branches) > 1:
+                    self.losses.add(f"{path}.oneOf", "schema keyword oneOf", "converted to anyOf")
+                if len(branches) == 1:
+                    for k, v in branches[0].items():
+                        out.setdefault(k, v)
+                elif branches:
+                    out["anyOf"] = out.get("anyOf", []) + branches
+            elif key == "allOf" and isinstance(value, (list, tuple)) and len(value) == 1:
+                for k, v in self.convert(value[0], f"{path}.allOf[0]", refs, depth + 1).items():
+                    out.setdefault(k, v)
+            elif key == "const":
+                if type(value) is str:
+                    out["enum"] = [value]
+                    out.setdefault("type", "string")
+                else:
+                    self.drop(path, key, "dropped: Gemini enums hold strings only")
+            elif key == "enum":
+                if isinstance(value, (list, tuple)) and all(type(v) is str for v in value):
+                    out[key] = list(value)
+                else:
+                    self.drop(path, key, "dropped: Gemini enums hold strings only")
+            elif key == "format":
+                allowed = _FORMATS.get(kind) if type(kind) is str else None
+                if allowed is not None and value in allowed:
+                    out[key] = value
+                else:
+                    self.drop(path, key, "dropped: Gemini does not support this format here")
+            elif key == "additionalProperties":
+                if value is True or value == {}:
+                    continue  # what an open object means anyway
+                if value is False and self.strict:
+                    continue  # reported once for the tool
+                self.drop(path, key)
+            elif key in _SCHEMA_SILENT:
+                continue
+            else:
+                self.drop(path, key)
+        if nullable:
+            out["nullable"] = True
+        return out
+
+
+def _resolve(ref: str, root: Mapping[str, Any]) -> Any:
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for raw in ref[2:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, (list, tuple)) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, Mapping) else None
+
+
+def _declarations(tools: Sequence[ToolDefinition], losses: Losses) -> list[dict[str, Any]]:
+    decls = []
+    for k, d in enumerate(tools):
+        path = f"tools[0].functionDeclarations[{k}]"
+        decl: dict[str, Any] = {"name": d.name, "description": d.description}
+        if d.strict:
+            losses.add(
+                f"{path}.parameters",
+                "strict mode (additionalProperties: false)",
+                "dropped: Gemini cannot close objects; check calls with validate_arguments",
+            )
+        params = d.parameters
+        if params.get("properties"):
+            decl["parameters"] = _SchemaConverter(params, losses, d.strict).convert(
+                params, f"{path}.parameters"
+            )
+        decls.append(decl)
+    return decls
+
+
+class GeminiProvider(Provider):
+    """The Gemini API wire format (``contents`` / ``parts``, REST camelCase)."""
+
+    name = NAME
+
+    # -- requests ---------------------------------------------------------------------
+
+    def convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
+        """Format ``messages`` (and ``tools``) as a generateContent body; list every loss."""
+        losses = Losses()
+        b = _Builder(losses)
+        system: list[Any] = []
+        started = False
+        for i, m in enumerate(messages):
+            path = f"messages[{i}]"
+            t = type(m)
+            if m.name is not None:
+                losses.add(f"{path}.name", "message name", "dropped: Gemini contents have no name")
+            own = _own_extras(m.extras, path, losses) if m.extras else EMPTY
+            if (
+                t is SystemMessage
+                or t is DeveloperMessage
+                or isinstance(m, (SystemMessage, DeveloperMessage))
+            ):
+                if started:
+                    losses.add(
+                        path,
+                        f"{m.role.value} message after the first turn",
+                        "moved to systemInstruction",
+                    )
+                text: str = m.content  # type: ignore[attr-defined]
+                kept = own.get("system")
+                if kept and _joined_text(kept) == text:
+                    system.extend(thaw(kept))
+                elif text:
+                    system.append({"text": text})
+                continue
+            started = True
+            if t is ToolResultMessage or isinstance(m, ToolResultMessage):
+                self._tool_result(m, i, b, own)  # type: ignore[arg-type]
+            elif isinstance(m, AssistantMessage):
+                b.open("model", i)
+                parts = _parts(m.content, _MODEL_PARTS, path, losses)
+                sig = own.get("text_signature")
+                if type(sig) is str:
+                    _attach_text_signature(parts, sig)
+                calls = m.tool_calls
+                for k, c in enumerate(calls):
+                    parts.append(_function_call(c, f"{path}.tool_calls[{k}]", losses))
+                    b.calls[c.id] = (len(b.calls), c)
+                b.items.extend([(_K_OTHER, p) for p in parts])
+                b.pieces += 1
+            elif isinstance(m, UserMessage):
+                b.open("user", i)
+                b.items.extend(
+                    [(_K_OTHER, p) for p in _parts(m.content, _USER_PARTS, path, losses)]
+                )
+                b.pieces += 1
+            else:
+                raise ValidationError(f"cannot format a message of type {t.__name__}", path)
+            if own:
+                if "unknown" in own:
+                    b.unknown.extend(_unknown_items(own))
+                if "keys" in own:
+                    b.keys.extend(_key_items(own))
+        b.close()
+        body: dict[str, Any] = {}
+        if system:
+            body["systemInstruction"] = {"parts": system}
+        body["contents"] = b.out
+        if tools:
+            body["tools"] = [{"functionDeclarations": _declarations(tools, losses)}]
+        return Conversion(body, tuple(losses.items))
+
+    def _tool_result(
+        self, m: ToolResultMessage, i: int, b: _Builder, own: Mapping[str, Any]
+    ) -> None:
+        path = f"messages[{i}]"
+        call_id = m.tool_call_id
+        b.open("user", i)
+        found = b.calls.get(call_id)
+        if found is None or call_id in b.answered:
+            why = (
+                "a second result for the call"
+                if call_id in b.answered
+                else "no matching functionCall"
+            )
+            b.losses.add(
+                path, f"tool result with {why}", "dropped: Gemini rejects unpaired responses"
+            )
+            return
+        b.answered.add(call_id)
+        position, call = found
+        fr: dict[str, Any] = {}
+        if not (call.extras and call.extras.get("id_generated") is True):
+            fr["id"] = call.id
+        fr["name"] = call.name
+        fr["response"] = _response_object(m, own)
+        b.items.append(((0, position), {"functionResponse": fr}))
+        if "keys" in own:
+            b.keys.extend(_key_items(own))
+        content = m.content
+        if type(content) is not str:
+            for j, p in enumerate(content):
+                if type(p) is TextPart:
+                    continue
+                part = (_USER_PARTS.get(type(p)) or _part_fn(_USER_PARTS, p))(
+                    p, f"{path}.content[{j}]", b.losses
+                )
+                if part is not None:
+                    b.losses.add(
+                        f"{path}.content[{j}]",
+                        f"{type(p).__name__} in a tool result",
+                        "moved to a user part after the function responses",
+                    )
+                    b.items.append((_K_MOVED, part))
+        b.pieces += 1
+
+    def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+        """``[{"functionDeclarations": [...]}]``; each schema loss warns (LossWarning)."""
+        if not tools:
+            return []
+        losses = Losses()
+        out = [{"functionDeclarations": _declarations(tools, losses)}]
+        for loss in losses.items:
+            warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=2)
+        return out
+
+    def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
+        """The function declarations of a request body (or its ``tools`` list), ``strict=False``.
+
+        Schemas are kept as given except that type names are lower-cased (the REST
+        API also accepts ``"OBJECT"``). A missing description becomes the tool's name.
+        """
+        return _parse_tools(body_or_list)
+
+    # -- import a conversation ----------------------------------------------------------
+
+    @_guard("contents")
+    def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
+        """Import a conversation written as a generateContent body (or its ``contents``)."""
+        out: list[Message] = []
+        if isinstance(body_or_list, Mapping):
+            prefix = "contents"
+            raw = as_list(body_or_list.get("contents"), "contents")
+            system = body_or_list.get("systemInstruction", body_or_list.get("system_instruction"))
+            if system is not None:
+                out.append(_parse_system(system))
+        elif isinstance(body_or_list, (list, tuple)):
+            prefix = ""
+            raw = body_or_list
+        else:
+            raise DecodeError(
+                f"expected a request body object or a list of contents, got {json_type(body_or_list)}",
+                "",
+            )
+        pending: list[list[Any]] = []  # [call id, name, answered] of the latest model content
+        for ci, item in enumerate(raw):
+            path = f"{prefix}[{ci}]"
+            content = as_mapping(item, path)
+            role = content.get("role", "user")
+            parts = as_list(content.get("parts", ()), f"{path}.parts")
+            if role == "model":
+                message, calls = _parse_model_content(parts, path, ci)
+                out.append(message)
+                if calls:
+                    pending = [[c.id, c.name, False] for c in calls]
+            elif role in ("user", "function"):
+                _parse_user_content(parts, path, ci, pending, out)
+            else:
+                raise DecodeError("expected role 'user' or 'model'", f"{path}.role")
+        return out
+
+    # -- responses ---------------------------------------------------------------------
+
+    @_guard("")
+    def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
+        """Parse a generateContent response body.
+
+        A body with no candidates is a blocked prompt (CONTENT_FILTER) when
+        ``promptFeedback.blockReason`` says so, else a DecodeError at ``candidates``.
+        """
+        body = as_mapping(body, "")
+        if isinstance(body.get("error"), Mapping):
+            return _error_response(body["error"], "error")
+        usage = _usage(body.get("usageMetadata"), "usageMetadata")
+        model = opt_str(body.get("modelVersion"), "modelVersion")
+        response_id = opt_str(body.get("responseId"), "responseId")
+        candidates = body.get("candidates")
+        if candidates is not None:
+            candidates = as_list(candidates, "candidates")
+        if not candidates:
+            block = _block_reason(body.get("promptFeedback"))
+            if block is None:
+                raise DecodeError("no candidates and no promptFeedback.blockReason", "candidates")
+            metadata: dict[str, Any] = {"prompt_block_reason": block}
+            if usage is not None:
+                metadata["usage"] = usage.to_dict()
+            return ChatResponse(
+                AssistantMessage("", metadata=metadata),
+                FinishReason.CONTENT_FILTER,
+                usage,
+                model,
+                id=response_id,
+            )
+        cand = as_mapping(candidates[0], "candidates[0]")
+        raw_finish = opt_str(cand.get("finishReason"), "candidates[0].finishReason")
+        acc = _Collector(response_id or "")
+        content = cand.get("content")
+        if content is not None:
+            content = as_mapping(content, "candidates[0].content")
+            parts = content.get("parts")
+            if parts is not None:
+                prefix = "candidates[0].content.parts"
+                for pi, part in enumerate(as_list(parts, prefix)):
+                    acc.part(part, f"{prefix}[{pi}]", pi)
+        message = acc.message(usage)
+        return ChatResponse(
+            message,
+            _finish_reason(raw_finish, acc.ordinal > 0),
+            usage,
+            model,
+            tuple(acc.invalid),
+            provider_finish_reason=raw_finish,
+            id=response_id,
+        )
+
+    def stream(self) -> GeminiStream:
+        """A fresh accumulator for one ``streamGenerateContent?alt=sse`` stream."""
+        return GeminiStream()
+
+
+def _joined_text(parts: Any) -> str | None:
+    if not isinstance(parts, (list, tuple)):
+        return None
+    out = []
+    for p in parts:
+        if not isinstance(p, Mapping) or type(p.get("text")) is not str:
+            return None
+        out.append(p["text"])
+    return "".join(out)
+
+
+def _attach_text_signature(parts: list[Any], sig: str) -> None:
+    for part in reversed(parts):
+        if "text" in part and not part.get("thought"):
+            part["thoughtSignature"] = sig
+            return
+    parts.append({"text": "", "thoughtSignature": sig})
+
+
+def _lower_types(schema: Any) -> Any:
+    if isinstance(schema, Mapping):
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "type" and type(value) is str:
+                out[key] = value.lower()
+            elif key == "type" and isinstance(value, (list, tuple)):
+                out[key] = [v.lower() if type(v) is str else v for v in value]
+            elif key in ("properties", "$defs", "definitions") and isinstance(value, Mapping):
+                out[key] = {k: _lower_types(v) for k, v in value.items()}
+            elif key in ("items", "anyOf", "oneOf", "allOf", "additionalProperties", "not"):
+                out[key] = _lower_types(value)
+            else:
+                out[key] = value
+        return out
+    if isinstance(schema, (list, tuple)):
+        return [_lower_types(v) for v in schema]
+    return schema
+
+
+def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
+    from .._tool_definition import ToolDefinition
+
+    if isinstance(body_or_list, Mapping):
+        prefix = "tools"
+        raw = body_or_list.get("tools")
+        if raw is None:
+            return []
+        raw = as_list(raw, "tools")
+    else:
+        prefix = ""
+        raw = as_list(body_or_list, "")
+    out = []
+    for i, item in enumerate(raw):
+        path = f"{prefix}[{i}]"
+        tool = as_mapping(item, path)
+        decls = tool.get("functionDeclarations", tool.get("function_declarations"))
+        if decls is None:
+            continue  # googleSearch, codeExecution...: not functions
+        for k, d in enumerate(as_list(decls, f"{path}.functionDeclarations")):
+            dpath = f"{path}.functionDeclarations[{k}]"
+            decl = as_mapping(d, dpath)
+            name = _req_str(decl, "name", dpath)
+            description = opt_str(decl.get("description"), f"{dpath}.description") or name
+            params = decl.get("parameters", decl.get("parametersJsonSchema"))
+            if params is None:
+                params = {"type": "object", "properties": {}}
+            try:
+                out.append(ToolDefinition(name, description, _lower_types(params), strict=False))
+            except ValidationError as exc:
+                raise _decode(exc, dpath) from None
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# Parsing: wire -> canonical
+# ---------------------------------------------------------------------------------
+
+
+def _parse_system(system: Any) -> SystemMessage:
+    if type(system) is str:
+        return SystemMessage(system)
+    sysmap = as_mapping(system, "systemInstruction")
+    parts = as_list(sysmap.get("parts", ()), "systemInstruction.parts")
+    texts = []
+    plain = True
+    for j, item in enumerate(parts):
+        path = f"systemInstruction.parts[{j}]"
+        part = as_mapping(item, path)
+        texts.append(_req_str(part, "text", path))
+        plain = plain and len(part) == 1
+    text = "".join(texts)
+    if plain and len(parts) == 1:
+        return trusted_content_message(SystemMessage, text)
+    extras = FrozenDict({NAME: FrozenDict({"system": _freeze(parts, "systemInstruction.parts")})})
+    return trusted_content_message(SystemMessage, text, extras=extras)
+
+
+def _audio_format(media_type: str) -> str:
+    sub = media_type.partition("/")[2]
+    return sub or media_type
+
+
+def _media_part(part: Mapping[str, Any], kind: str, path: str) -> ContentPart:
+    blob = as_mapping(part[kind], f"{path}.{kind}")
+    bpath = f"{path}.{kind}"
+    media_type = _req_str(blob, "mimeType", bpath)
+    try:
+        if kind == "inlineData":
+            data = _req_str(blob, "data", bpath)
+            if media_type.startswith("image/"):
+                return ImagePart(data=data, media_type=media_type)
+            if media_type.startswith("audio/"):
+                return AudioPart(data, _audio_format(media_type))
+            return FilePart(data=data, media_type=media_type)
+        uri = _req_str(blob, "fileUri", bpath)
+        if not uri:
+            raise DecodeError("must not be empty", f"{bpath}.fileUri")
+        if media_type.startswith("image/"):
+            return ImagePart(url=uri, media_type=media_type)
+        return FilePart(file_id=uri, media_type=media_type)
+    except ValidationError as exc:
+        raise _decode(exc, bpath) from None
+
+
+_HANDLED_META = frozenset(("thought", "thoughtSignature"))
+
+
+def _part_keys(
+    part: Mapping[str, Any], data_key: str, index: int, path: str, out: list[FrozenDict]
+) -> None:
+    if len(part) > 1:
+        extra = {k: v for k, v in part.items() if k != data_key and k not in _HANDLED_META}
+        if extra:
+            out.append(FrozenDict({"index": index, "keys": _freeze(extra, path)}))
+
+
+def _own(
+    inner: dict[str, Any], unknown: Sequence[FrozenDict], keys: Sequence[FrozenDict]
+) -> FrozenDict:
+    if unknown:
+        inner["unknown"] = tuple(unknown)
+    if keys:
+        inner["keys"] = tuple(keys)
+    return FrozenDict({NAME: FrozenDict(inner)}) if inner else EMPTY
+
+
+def _unknown(part: Mapping[str, Any], index: int, path: str) -> FrozenDict:
+    return FrozenDict(
+        {"index": index, "path": path, "type": _part_kind(part), "value": _freeze(part, path)}
+    )
+
+
+def _with_unknown(extras: Mapping[str, Any], unknown: list[FrozenDict]) -> FrozenDict:
+    own = extras.get(NAME)
+    inner = dict(own) if isinstance(own, Mapping) else {}
+    inner["unknown"] = tuple(inner.get("unknown", ())) + tuple(unknown)
+    merged = dict(extras)
+    merged[NAME] = FrozenDict(inner)
+    return FrozenDict(merged)
+
+
+def _tool_message(
+    fr: Mapping[str, Any],
+    path: str,
+    ci: int,
+    pi: int,
+    pending: list[list[Any]],
+    keys: Sequence[FrozenDict] = (),
+) -> ToolResultMessage:
+    name = _req_str(fr, "name", path)
+    if not name:
+        raise DecodeError("must not be empty", f"{path}.name")
+    wire_id = opt_str(fr.get("id"), f"{path}.id") or None
+    response = as_mapping(fr.get("response"), f"{path}.response")
+    call_id = None
+    if wire_id is not None:
+        call_id = wire_id
+        for entry in pending:
+            if entry[0] == wire_id:
+                entry[2] = True
+                break
+    else:
+        for entry in pending:
+            if not entry[2] and entry[1] == name:
+                entry[2] = True
+                call_id = entry[0]
+                break
+    if call_id is None:
+        call_id = derive_call_id("call_", NAME, ci, pi, name)
+    text, is_error, shape, is_json = _result_text(response, f"{path}.response")
+    own: dict[str, Any] = {}
+    if shape != ("error" if is_error else "output"):
+        own["response"] = shape
+    if is_json:
+        own["response"] = shape
+        own["json"] = True
+    return trusted_tool_result_message(
+        ToolResultMessage, call_id, text, is_error, name, extras=_own(own, (), keys)
+    )
+
+
+def _result_text(response: Mapping[str, Any], path: str) -> tuple[str, bool, str, bool]:
+    """(text, is_error, shape, whether the text is JSON made from a non-string value)."""
+    if len(response) == 1:
+        key = next(iter(response))
+        if key in ("output", "error"):
+            value = response[key]
+            if type(value) is str:
+                return value, key == "error", key, False
+            return _dump(value, f"{path}.{key}"), key == "error", key, True
+    return _dump(response, path), False, "object", False
+
+
+def _dump(value: Any, path: str) -> str:
+    try:
+        return dumps_compact(value)
+    except (TypeError, ValueError, RecursionError):
+        raise DecodeError("not a JSON value", path) from None
+
+
+def _parse_user_content(
+    parts: Sequence[Any], path: str, ci: int, pending: list[list[Any]], out: list[Message]
+) -> None:
+    user_parts: list[ContentPart] = []
+    unknown: list[FrozenDict] = []
+    keys: list[FrozenDict] = []
+    produced = 0
+    for pi, item in enumerate(parts):
+        ppath = f"{path}.parts[{pi}]"
+        part = as_mapping(item, ppath)
+        if "text" in part:
+            user_parts.append(TextPart(_req_str(part, "text", ppath)))
+            _part_keys(part, "text", pi, ppath, keys)
+        elif "functionResponse" in part:
+            fr = as_mapping(part["functionResponse"], f"{ppath}.functionResponse")
+            own_keys: list[FrozenDict] = []
+            _part_keys(part, "functionResponse", pi, ppath, own_keys)
+            out.append(_tool_message(fr, f"{ppath}.functionResponse", ci, pi, pending, own_keys))
+            produced += 1
+        elif "inlineData" in part:
+            user_parts.append(_media_part(part, "inlineData", ppath))
+            _part_keys(part, "inlineData", pi, ppath, keys)
+        elif "fileData" in part:
+            user_parts.append(_media_part(part, "fileData", ppath))
+            _part_keys(part, "fileData", pi, ppath, keys)
+        elif "functionCall" in part:
+            raise DecodeError(
+                "a functionCall part is not allowed in a user content", f"{ppath}.functionCall"
+            )
+        else:
+            unknown.append(_unknown(part, pi, ppath))
+    extras = _own({}, unknown, keys)
+    if user_parts or not produced:
+        content: str | tuple[ContentPart, ...] = (
+            user_parts[0].text
+            if len(user_parts) == 1 and type(user_parts[0]) is TextPart
+            else tuple(user_parts)
+        )
+        out.append(trusted_content_message(UserMessage, content, extras=extras))
+    elif unknown:
+        out[-1] = out[-1].with_extras(_with_unknown(out[-1].extras, unknown))
+
+
+class _Collector:
+    """The parts of one model turn (a response candidate, a stream, or a request content)."""
+
+    __slots__ = (
+        "calls",
+        "id_seed",
+        "invalid",
+        "keys",
+        "ordinal",
+        "parts",
+        "text_signature",
+        "unknown",
+    )
+
+    def __init__(self, id_seed: Any) -> None:
+        self.id_seed = id_seed
+        self.parts: list[ContentPart] = []
+        self.calls: list[ToolCall] = []
+        self.invalid: list[InvalidToolCall] = []
+        self.unknown: list[FrozenDict] = []
+        self.text_signature: str | None = None
+        self.ordinal = 0
+        self.keys: list[FrozenDict] = []
+
+    def part(self, item: Any, path: str, pi: int, *, lenient: bool = True) -> None:
+        part = as_mapping(item, path)
+        text = part.get("text")
+        if text is not None:
+            if type(text) is not str:
+                raise DecodeError(f"expected a string, got {json_type(text)}", f"{path}.text")
+            sig = _sig(part, path)
+            if part.get("thought") is True:
+                self.parts.append(ReasoningPart(text, sig, False, NAME))
+            else:
+                self.parts.append(TextPart(text))
+                if sig is not None:
+                    self.text_signature = sig
+            if not lenient:
+                _part_keys(part, "text", pi, path, self.keys)
+        elif "functionCall" in part:
+            fc = as_mapping(part["functionCall"], f"{path}.functionCall")
+            self.function_call(fc, f"{path}.functionCall", _sig(part, path), lenient)
+            if not lenient:
+                _part_keys(part, "functionCall", pi, path, self.keys)
+        elif "thoughtSignature" in part and _part_kind(part) == "":
+            self.text_signature = _sig(part, path)
+        else:
+            self.unknown.append(_unknown(part, pi, path))
+
+    def function_call(
+        self, fc: Mapping[str, Any], path: str, sig: str | None, lenient: bool
+    ) -> None:
+        name = fc.get("name")
+        if type(name) is not str or not name:
+            what = (
+                "missing"
+                if name is None or name == ""
+                else f"expected a string, got {json_type(name)}"
+            )
+            raise DecodeError(what, f"{path}.name")
+        wire_id = opt_str(fc.get("id"), f"{path}.id") or None
+        ordinal = self.ordinal
+        self.ordinal = ordinal + 1
+        call_id = wire_id or derive_call_id("call_", NAME, self.id_seed, ordinal, name)
+        args = fc.get("args", {})
+        if args is None:
+            args = {}
+        problem = None
+        if _NAME_RE.fullmatch(name) is None:
+            problem = f"{path}.name: invalid tool name (length {len(name)})"
+        elif not isinstance(args, Mapping):
+            problem = f"{path}.args: expected an object, got {json_type(args)}"
+        if problem is not None:
+            if not lenient:
+                where, _, what = problem.partition(": ")
+                raise DecodeError(what, where)
+            raw = args if type(args) is str else _dump_or_empty(args)
+            self.invalid.append(InvalidToolCall(call_id, name, raw, problem))
+            return
+        frozen = _freeze(args, f"{path}.args")
+        self.calls.append(
+            ToolCall._trusted(call_id, name, frozen, _call_extras(wire_id, sig), None)
+        )
+
+    def message(self, usage: Usage | None) -> AssistantMessage:
+        texts = [p.text for p in self.parts if type(p) is TextPart]
+        reasoning = [p for p in self.parts if type(p) is ReasoningPart]
+        own: dict[str, Any] = {}
+        if self.text_signature is not None:
+            own["text_signature"] = self.text_signature
+        if self.unknown:
+            own["unknown"] = tuple(self.unknown)
+        metadata = {"usage": usage.to_dict()} if usage is not None else None
+        return build_assistant(
+            texts, reasoning, self.calls, metadata=metadata, extras={NAME: own} if own else None
+        )
+
+
+def _call_extras(wire_id: str | None, sig: str | None) -> FrozenDict:
+    if wire_id is not None and sig is None:
+        return EMPTY
+    extras: dict[str, Any] = {}
+    if wire_id is None:
+        extras["id_generated"] = True
+    if sig is not None:
+        extras[NAME] = FrozenDict({"thought_signature": sig})
+    return FrozenDict(extras)
+
+
+def _dump_or_empty(value: Any) -> str:
+    try:
+        return dumps_compact(value)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _parse_model_content(
+    parts: Sequence[Any], path: str, ci: int
+) -> tuple[AssistantMessage, list[ToolCall]]:
+    acc = _Collector(("content", ci))
+    for pi, item in enumerate(parts):
+        acc.part(item, f"{path}.parts[{pi}]", pi, lenient=False)
+    own: dict[str, Any] = {}
+    if acc.text_signature is not None:
+        own["text_signature"] = acc.text_signature
+    extras = _own(own, acc.unknown, acc.keys)
+    content_parts = tuple(acc.parts)
+    calls = acc.calls
+    if calls:
+        if len({c.id for c in calls}) != len(calls):
+            raise DecodeError("duplicate functionCall id within the content", f"{path}.parts")
+        return (
+            trusted_tool_call_message(
+                ToolCallMessage, tuple(calls), content_parts or None, extras=extras
+            ),
+            calls,
+        )
+    content: str | tuple[ContentPart, ...] = content_parts
+    if len(content_parts) == 1 and type(content_parts[0]) is TextPart:
+        content = content_parts[0].text
+    return trusted_content_message(AssistantMessage, content, extras=extras), calls
+
+
+def _count(u: Mapping[str, Any], key: str, path: str) -> int | None:
+    return opt_int(u.get(key), f"{path}.{key}")
+
+
+def _usage(raw: Any, path: str) -> Usage | None:
+    if raw is None:
+        return None
+    u = as_mapping(raw, path)
+    prompt = _count(u, "promptTokenCount", path) or 0
+    candidates = _count(u, "candidatesTokenCount", path) or 0
+    thoughts = _count(u, "thoughtsTokenCount", path)
+    total = _count(u, "totalTokenCount", path)
+    output = candidates + (thoughts or 0)
+    cached = _count(u, "cachedContentTokenCount", path)
+    if total is None:
+        total = prompt + output + (_count(u, "toolUsePromptTokenCount", path) or 0)
+    return Usage(prompt, output, total, cached, None, thoughts)
+
+
+def _block_reason(feedback: Any) -> str | None:
+    if feedback is None:
+        return None
+    fb = as_mapping(feedback, "promptFeedback")
+    return opt_str(fb.get("blockReason"), "promptFeedback.blockReason") or None
+
+
+def _error_response(error: Mapping[str, Any], path: str) -> ChatResponse:
+    status = opt_str(error.get("status"), f"{path}.status")
+    msg = opt_str(error.get("message"), f"{path}.message")
+    detail = ": ".join(x for x in (status, msg) if x) or "error"
+    return ChatResponse(AssistantMessage(""), FinishReason.ERROR, None, None, error=detail)
+
+
+# ---------------------------------------------------------------------------------
+# Streaming
+# ---------------------------------------------------------------------------------
+
+_PATH_TOKEN = re.compile(
+    r"\.([A-Za-z_$][\w$-]*)|\[(\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['((?:[^'\\]|\\.)*)'\]"
+)
+
+
+def _json_path(path: str, where: str) -> list[str | int]:
+    """Split a partialArgs ``jsonPath`` (``$.a.b[0]``, ``$["a b"]``) into keys."""
+    if not path.startswith("$"):
+        raise DecodeError("jsonPath must start with '$'", where)
+    keys: list[str | int] = []
+    pos = 1
+    while pos < len(path):
+        m = _PATH_TOKEN.match(path, pos)
+        if m is None:
+            raise DecodeError("unsupported jsonPath syntax", where)
+        name, index, dq, sq = m.groups()
+        if name is not None:
+            keys.append(name)
+        elif index is not None:
+            keys.append(int(index))
+        else:
+            keys.append(dq if dq is not None else sq)
+        pos = m.end()
+    if not keys:
+        raise DecodeError("jsonPath must name a member", where)
+    return keys
+
+
+class _PartialCall:
+    __slots__ = ("args", "continuing", "id", "name", "ordinal", "sig")
+
+    def __init__(self, name: str, wire_id: str | None, sig: str | None, ordinal: int) -> None:
+        self.name = name
+        self.id = wire_id
+        self.sig = sig
+        self.ordinal = ordinal
+        self.args: dict[str, Any] = {}
+        self.continuing: set[str] = set()
+
+    def apply(self, fragment: Mapping[str, Any], where: str) -> None:
+        json_path = fragment.get("jsonPath")
+        if type(json_path) is not str:
+            raise DecodeError("expected a string", f"{where}.jsonPath")
+        keys = _json_path(json_path, f"{where}.jsonPath")
+        if "stringValue" in fragment:
+            value: Any = fragment["stringValue"]
+            if type(value) is not str:
+                raise DecodeError("expected a string", f"{where}.stringValue")
+            if json_path in self.continuing:
+                value = _get(self.args, keys, where) + value
+        elif "numberValue" in fragment:
+            value = fragment["numberValue"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise DecodeError("expected a number", f"{where}.numberValue")
+        elif "boolValue" in fragment:
+            value = fragment["boolValue"]
+            if type(value) is not bool:
+                raise DecodeError("expected a boolean", f"{where}.boolValue")
+        elif "nullValue" in fragment:
+            value = None
+        else:
+            raise DecodeError("fragment has no value", where)
+        _set(self.args, keys, value, where)
+        if fragment.get("willContinue") is True and type(value) is str:
+            self.continuing.add(json_path)
+        else:
+            self.continuing.discard(json_path)
+
+
+def _get(root: Any, keys: list[str | int], where: str) -> str:
+    node = root
+    for key in keys:
+        if type(key) is int:
+            node = node[key] if type(node) is list and key < len(node) else None
+        else:
+            node = node.get(key) if type(node) is dict else None
+    if type(node) is not str:
+        raise DecodeError("continued value is not a string", where)
+    return node
+
+
+def _set(root: dict[str, Any], keys: list[str | int], value: Any, where: str) -> None:
+    node: Any = root
+    for k, key in enumerate(keys):
+        last = k == len(keys) - 1
+        nxt = None if last else keys[k + 1]
+        fresh: Any = None if last else ([] if type(nxt) is int else {})
+        if type(key) is int:
+            if type(node) is not list:
+                raise DecodeError("jsonPath indexes a non-array", f"{where}.jsonPath")
+            if key == len(node):
+                node.append(value if last else fresh)
+            elif key < len(node):
+                if last:
+                    node[key] = value
+                elif node[key] is None:
+                    node[key] = fresh
+            else:
+                raise DecodeError("jsonPath skips array elements", f"{where}.jsonPath")
+            if not last:
+                node = node[key]
+        else:
+            if type(node) is not dict:
+                raise DecodeError("jsonPath names a member of a non-object", f"{where}.jsonPath")
+            if last:
+                node[key] = value
+            else:
+                if key not in node or node[key] is None:
+                    node[key] = fresh
+                node = node[key]
+
+
+class GeminiStream(StreamAccumulator):
+    """Accumulates streamed GenerateContentResponse chunks into a ChatResponse.
+
+    Chunks carry only new parts (text is concatenated; consecutive thought
+    fragments form one reasoning part); ``usageMetadata`` is a running snapshot (the
+    last one wins). Function calls arrive whole, except on Vertex AI with
+    ``streamFunctionCallArguments``, where a call opens with its name and
+    ``willContinue``, receives ``partialArgs`` addressed by JSON path, and closes
+    with an empty ``functionCall``. A stream that ends without a ``finishReason``
+    (and without an error or a blocked prompt) is truncated: ``finish()`` raises
+    DecodeError.
+    """
+
+    __slots__ = (
+        "_acc",
+        "_block",
+        "_candidates",
+        "_error",
+        "_finish",
+        "_id",
+        "_model",
+        "_n",
+        "_open",
+        "_reasoning",
+        "_reasoning_sig",
+        "_seen",
+        "_text",
+        "_usage",
+    )
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._acc = _Collector("")
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._reasoning_sig: str | None = None
+        self._open: _PartialCall | None = None
+        self._finish: str | None = None
+        self._usage: Usage | None = None
+        self._model: str | None = None
+        self._id: str | None = None
+        self._block: str | None = None
+        self._error: str | None = None
+        self._candidates = False
+        self._seen = -1  # index of the current part across all chunks
+
+    @_guard("events")
+    def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+        """Consume one chunk (the SSE ``data:`` payload, decoded)."""
+        n = self._n
+        self._n = n + 1
+        if not isinstance(event, Mapping):
+            raise DecodeError(f"expected a chunk object, got {json_type(event)}", f"events[{n}]")
+        base = f"events[{n}]"
+        error = event.get("error")
+        if error is not None:
+            err = as_mapping(error, f"{base}.error")
+            status = opt_str(err.get("status"), f"{base}.error.status")
+            msg = opt_str(err.get("message"), f"{base}.error.message")
+            self._error = ": ".join(x for x in (status, msg) if x) or "error"
+            return ()
+        usage = event.get("usageMetadata")
+        if usage is not None:
+            self._usage = _usage(usage, f"{base}.usageMetadata")
+        response_id = event.get("responseId")
+        if response_id is not None:
+            self._id = opt_str(response_id, f"{base}.responseId")
+            if self._acc.id_seed == "":
+                self._acc.id_seed = self._id
+        model = event.get("modelVersion")
+        if model is not None:
+            self._model = opt_str(model, f"{base}.modelVersion")
+        feedback = event.get("promptFeedback")
+        if feedback is not None:
+            fb = as_mapping(feedback, f"{base}.promptFeedback")
+            reason = opt_str(fb.get("blockReason"), f"{base}.promptFeedback.blockReason")
+            if reason:
+                self._block = reason
+        candidates = event.get("candidates")
+        if not candidates:
+            if candidates is not None:
+                as_list(candidates, f"{base}.candidates")
+            return ()
+        cand = as_mapping(as_list(candidates, f"{base}.candidates")[0], f"{base}.candidates[0]")
+        self._candidates = True
+        deltas: list[StreamDelta] = []
+        content = cand.get("content")
+        if content is not None:
+            content = as_mapping(content, f"{base}.candidates[0].content")
+            parts = content.get("parts")
+            if parts is not None:
+                prefix = f"{base}.candidates[0].content.parts"
+                for pi, item in enumerate(as_list(parts, prefix)):
+                    self._part(item, f"{prefix}[{pi}]", deltas)
+        finish = cand.get("finishReason")
+        if finish is not None:
+            self._finish = opt_str(finish, f"{base}.candidates[0].finishReason")
+        return tuple(deltas)
+
+    def _part(self, item: Any, path: str, deltas: list[StreamDelta]) -> None:
+        part = as_mapping(item, path)
+        self._seen += 1
+        text = part.get("text")
+        # hot path: text fragments are nearly every part
+        if type(text) is str:
+            if part.get("thought") is True:
+                self._reasoning.append(text)
+                sig = _sig(part, path)
+                if sig is not None:
+                    self._reasoning_sig = sig
+                if text:
+                    deltas.append(StreamDelta("reasoning", text))
+                return
+            self._close_reasoning()
+            if "thoughtSignature" in part:
+                self._acc.text_signature = _sig(part, path)
+            if text:
+                self._text.append(text)
+                deltas.append(StreamDelta("text", text))
+            return
+        if text is not None:
+            raise DecodeError(f"expected a string, got {json_type(text)}", f"{path}.text")
+        self._close_reasoning()
+        fc = part.get("functionCall")
+        if fc is None:
+            if "thoughtSignature" in part and _part_kind(part) == "":
+                self._acc.text_signature = _sig(part, path)
+                return
+            self._acc.unknown.append(_unknown(part, self._seen, path))
+            return
+        fc = as_mapping(fc, f"{path}.functionCall")
+        self._function_call(fc, f"{path}.functionCall", _sig(part, path), deltas)
+
+    def _close_reasoning(self) -> None:
+        if self._reasoning:
+            self._acc.parts.append(
+                ReasoningPart("".join(self._reasoning), self._reasoning_sig, False, NAME)
+            )
+            self._reasoning = []
+            self._reasoning_sig = None
+
+    def _function_call(
+        self, fc: Mapping[str, Any], path: str, sig: str | None, deltas: list[StreamDelta]
+    ) -> None:
+        acc = self._acc
+        partial = fc.get("partialArgs")
+        cont = fc.get("willContinue") is True
+        name = fc.get("name")
+        if partial is None and not cont and name is None and "args" not in fc:
+            if self._open is None:
+                raise DecodeError("empty functionCall with no call open", path)
+            self._close_partial(deltas)
+            return
+        if partial is None and not cont:
+            self._close_partial(deltas)
+            before = len(acc.calls)
+            acc.function_call(fc, path, sig, lenient=True)
+            if len(acc.calls) > before:
+                c = acc.calls[-1]
+                deltas.append(
+                    StreamDelta(
+                        "tool_call",
+                        tool_call=ToolCallDelta(acc.ordinal - 1, c.id, c.name, c.arguments_json),
+                    )
+                )
+            return
+        if name is not None:
+            if type(name) is not str or not name:
+                raise DecodeError("expected a non-empty string", f"{path}.name")
+            self._close_partial(deltas)
+            wire_id = opt_str(fc.get("id"), f"{path}.id") or None
+            ordinal = acc.ordinal
+            self._open = _PartialCall(name, wire_id, sig, ordinal)
+            acc.ordinal += 1
+            call_id = wire_id or derive_call_id("call_", NAME, acc.id_seed, ordinal, name)
+            deltas.append(StreamDelta("tool_call", tool_call=ToolCallDelta(ordinal, call_id, name)))
+        call = self._open
+        if call is None:
+            raise DecodeError("partialArgs with no call open", f"{path}.partialArgs")
+        if sig is not None and call.sig is None:
+            call.sig = sig
+        if partial is not None:
+            for j, fragment in enumerate(as_list(partial, f"{path}.partialArgs")):
+                where = f"{path}.partialArgs[{j}]"
+                call.apply(as_mapping(fragment, where), where)
+        if not cont:
+            self._close_partial(deltas)
+
+    def _close_partial(self, deltas: list[StreamDelta]) -> None:
+        call = self._open
+        if call is None:
+            return
+        self._open = None
+        acc = self._acc
+        call_id = call.id or derive_call_id("call_", NAME, acc.id_seed, call.ordinal, call.name)
+        raw = dumps_compact(call.args)
+        if _NAME_RE.fullmatch(call.name) is None:
+            acc.invalid.append(
+                InvalidToolCall(call_id, call.name, raw, "functionCall.name: invalid tool name")
+            )
+            return
+        frozen = _freeze(call.args, "functionCall.args")
+        acc.calls.append(
+            ToolCall._trusted(call_id, call.name, frozen, _call_extras(call.id, call.sig), raw)
+        )
+        deltas.append(
+            StreamDelta("tool_call", tool_call=ToolCallDelta(call.ordinal, arguments_delta=raw))
+        )
+
+    @_guard("events")
+    def finish(self) -> ChatResponse:
+        """The response assembled from every chunk fed so far."""
+        if self._n == 0:
+            raise DecodeError("stream ended before any chunk", "candidates")
+        self._close_reasoning()
+        self._close_partial([])
+        acc = self._acc
+        if self._text:
+            acc.parts.append(TextPart("".join(self._text)))
+            self._text = []
+        if self._error is not None:
+            return ChatResponse(
+                acc.message(None),
+                FinishReason.ERROR,
+                None,
+                self._model,
+                tuple(acc.invalid),
+                provider_finish_reason=self._finish,
+                id=self._id,
+                error=self._error,
+            )
+        usage = self._usage
+        if not self._candidates and self._block is not None:
+            metadata: dict[str, Any] = {"prompt_block_reason": self._block}
+            if usage is not None:
+                metadata["usage"] = usage.to_dict()
+            return ChatResponse(
+                AssistantMessage("", metadata=metadata),
+                FinishReason.CONTENT_FILTER,
+                usage,
+                self._model,
+                id=self._id,
+            )
+        if self._finish is None:
+            raise DecodeError(
+                "stream ended before a finishReason (truncated)", "candidates[0].finishReason"
+            )
+        return ChatResponse(
+            acc.message(usage),
+            _finish_reason(self._finish, acc.ordinal > 0),
+            usage,
+            self._model,
+            tuple(acc.invalid),
+            provider_finish_reason=self._finish,
+            id=self._id,
+        )
+
+
+PROVIDER = GeminiProvider()
+"""The Gemini provider object ``get_provider("gemini")`` returns."""
