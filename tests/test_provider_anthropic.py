@@ -371,7 +371,7 @@ CASES: list[tuple[str, list[Message], dict[str, Any], list[str]]] = [
         "a gemini thought signature on a call is dropped",
         [
             Message.user("q"),
-            ToolCallMessage([call(1, gemini={"thought_signature": "x"}, id_generated=True)]),
+            ToolCallMessage([call(1, gemini={"thought_signature": "x"})]),
         ],
         {
             "messages": [

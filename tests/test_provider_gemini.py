@@ -68,6 +68,13 @@ def call(i: int, name: str = "get_weather", **extras: Any) -> ToolCall:
     return ToolCall(f"id{i}", name, {"city": f"c{i}"}, extras=extras or None)
 
 
+def derived(i: int, **extras: Any) -> ToolCall:
+    """A call whose id was derived (the wire had none)."""
+    return ToolCall(
+        f"call_derived_{i:024d}", "get_weather", {"city": f"c{i}"}, extras=extras or None
+    )
+
+
 def fcall(i: int, name: str = "get_weather", with_id: bool = True) -> dict[str, Any]:
     fc: dict[str, Any] = {"name": name, "args": {"city": f"c{i}"}}
     if with_id:
@@ -170,12 +177,12 @@ CASES: list[tuple[str, list[Message], dict[str, Any], list[str]]] = [
             Message.user("q"),
             ToolCallMessage(
                 [
-                    call(1, id_generated=True, gemini={"thought_signature": SIG}),
-                    call(2, id_generated=True),
+                    derived(1, gemini={"thought_signature": SIG}),
+                    derived(2),
                 ]
             ),
-            Message.tool_result("id1", "a"),
-            Message.tool_result("id2", "b"),
+            Message.tool_result(f"call_derived_{1:024d}", "a"),
+            Message.tool_result(f"call_derived_{2:024d}", "b"),
         ],
         {
             "contents": [
@@ -492,7 +499,7 @@ def test_pairing_by_name_and_order_gives_matching_generated_ids() -> None:
     }
     messages = PROVIDER.parse_messages(body)
     calls = messages[1].tool_calls
-    assert all(c.extras["id_generated"] is True for c in calls)
+    assert all(c.id.startswith("call_derived_") for c in calls)
     results = messages[2:]
     assert [(r.tool_call_id, r.text) for r in results] == [  # type: ignore[attr-defined]
         (calls[1].id, "o"),
@@ -684,8 +691,8 @@ def test_response_calls_get_stable_ids_and_keep_signatures() -> None:
     assert [c.id for c in r1.tool_calls] == [c.id for c in r2.tool_calls]
     assert len({c.id for c in r1.tool_calls}) == 2
     first, second = r1.tool_calls
-    assert first.extras == {"id_generated": True, "gemini": {"thought_signature": SIG}}
-    assert second.extras == {"id_generated": True}
+    assert first.extras == {"gemini": {"thought_signature": SIG}}
+    assert second.extras == {}
     assert r1.reasoning == "t"
     other = PROVIDER.parse_response({**body, "responseId": "resp-2"})
     assert other.tool_calls[0].id != first.id
@@ -949,7 +956,7 @@ def test_formatted_requests_are_well_formed(kinds: list[str]) -> None:
                 AssistantMessage([ReasoningPart("t", SIG, provider="gemini"), TextPart("x")])
             )
         elif kind == "tool":
-            messages.append(ToolCallMessage([call(n), call(n + 100, id_generated=True)]))
+            messages.append(ToolCallMessage([call(n), derived(n + 100)]))
         elif kind == "results" and last is not None:
             messages.extend(ToolResultMessage(c.id, "r") for c in reversed(last.tool_calls))
         elif kind == "partial" and last is not None:

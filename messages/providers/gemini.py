@@ -15,8 +15,9 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   with no call in the preceding model turn, or a second result for one call, is
   dropped (Loss).
 * Tool-call ids: a wire id is kept and echoed on the ``functionResponse``. A call
-  that came without one gets a stable generated id (``derive_call_id``) and
-  ``extras["id_generated"] = True``; that id is never sent to Gemini.
+  that came without one gets a stable derived id (``call_derived_`` + 24 hex
+  digits, the prefix every provider here uses for ids the wire did not carry);
+  a derived id is never sent to Gemini.
 * Tool results: text goes as ``{"output": text}``, an error as ``{"error": text}``
   (parsing maps ``{"error": ...}`` back to ``is_error=True``). An object response
   that is neither is imported as its compact JSON text (``extras["gemini"]
@@ -135,6 +136,16 @@ _DROP_OTHER_REASONING = "dropped: reasoning is replayed only to the provider tha
 _PART_META = frozenset(
     ("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution")
 )
+
+
+#: The prefix of ids made up for calls the wire sent without one (shared by every
+#: provider in this package, so none of them sends another's made-up id).
+DERIVED_ID_PREFIX = "call_derived_"
+
+
+def is_derived_id(call_id: str) -> bool:
+    """True when ``call_id`` was derived here because the wire carried none."""
+    return call_id.startswith(DERIVED_ID_PREFIX) and len(call_id) == len(DERIVED_ID_PREFIX) + 24
 
 
 def _finish_reason(raw: str | None, has_calls: bool) -> FinishReason:
@@ -404,7 +415,7 @@ def _unknown_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
 def _function_call(c: ToolCall, path: str, losses: Losses) -> dict[str, Any]:
     fc: dict[str, Any] = {}
     extras = c.extras
-    if not (extras and extras.get("id_generated") is True):
+    if not is_derived_id(c.id):
         fc["id"] = c.id
     fc["name"] = c.name
     fc["args"] = thaw(c.arguments)
@@ -748,7 +759,7 @@ class GeminiProvider(Provider):
         b.answered.add(call_id)
         position, call = found
         fr: dict[str, Any] = {}
-        if not (call.extras and call.extras.get("id_generated") is True):
+        if not is_derived_id(call.id):
             fr["id"] = call.id
         fr["name"] = call.name
         fr["response"] = _response_object(m, own)
@@ -1074,7 +1085,7 @@ def _tool_message(
                 call_id = entry[0]
                 break
     if call_id is None:
-        call_id = derive_call_id("call_", NAME, ci, pi, name)
+        call_id = derive_call_id(DERIVED_ID_PREFIX, NAME, ci, pi, name)
     text, is_error, shape, is_json = _result_text(response, f"{path}.response")
     own: dict[str, Any] = {}
     if shape != ("error" if is_error else "output"):
@@ -1212,7 +1223,7 @@ class _Collector:
         wire_id = opt_str(fc.get("id"), f"{path}.id") or None
         ordinal = self.ordinal
         self.ordinal = ordinal + 1
-        call_id = wire_id or derive_call_id("call_", NAME, self.id_seed, ordinal, name)
+        call_id = wire_id or derive_call_id(DERIVED_ID_PREFIX, NAME, self.id_seed, ordinal, name)
         args = fc.get("args", {})
         if args is None:
             args = {}
@@ -1229,9 +1240,7 @@ class _Collector:
             self.invalid.append(InvalidToolCall(call_id, name, raw, problem))
             return
         frozen = _freeze(args, f"{path}.args")
-        self.calls.append(
-            ToolCall._trusted(call_id, name, frozen, _call_extras(wire_id, sig), None)
-        )
+        self.calls.append(ToolCall._trusted(call_id, name, frozen, _call_extras(sig), None))
 
     def message(self, usage: Usage | None) -> AssistantMessage:
         texts = [p.text for p in self.parts if type(p) is TextPart]
@@ -1247,15 +1256,10 @@ class _Collector:
         )
 
 
-def _call_extras(wire_id: str | None, sig: str | None) -> FrozenDict:
-    if wire_id is not None and sig is None:
+def _call_extras(sig: str | None) -> FrozenDict:
+    if sig is None:
         return EMPTY
-    extras: dict[str, Any] = {}
-    if wire_id is None:
-        extras["id_generated"] = True
-    if sig is not None:
-        extras[NAME] = FrozenDict({"thought_signature": sig})
-    return FrozenDict(extras)
+    return FrozenDict({NAME: FrozenDict({"thought_signature": sig})})
 
 
 def _dump_or_empty(value: Any) -> str:
@@ -1615,7 +1619,7 @@ class GeminiStream(StreamAccumulator):
             ordinal = acc.ordinal
             self._open = _PartialCall(name, wire_id, sig, ordinal)
             acc.ordinal += 1
-            call_id = wire_id or derive_call_id("call_", NAME, acc.id_seed, ordinal, name)
+            call_id = wire_id or derive_call_id(DERIVED_ID_PREFIX, NAME, acc.id_seed, ordinal, name)
             deltas.append(StreamDelta("tool_call", tool_call=ToolCallDelta(ordinal, call_id, name)))
         call = self._open
         if call is None:
@@ -1635,7 +1639,9 @@ class GeminiStream(StreamAccumulator):
             return
         self._open = None
         acc = self._acc
-        call_id = call.id or derive_call_id("call_", NAME, acc.id_seed, call.ordinal, call.name)
+        call_id = call.id or derive_call_id(
+            DERIVED_ID_PREFIX, NAME, acc.id_seed, call.ordinal, call.name
+        )
         raw = dumps_compact(call.args)
         if _NAME_RE.fullmatch(call.name) is None:
             acc.invalid.append(
@@ -1643,9 +1649,7 @@ class GeminiStream(StreamAccumulator):
             )
             return
         frozen = _freeze(call.args, "functionCall.args")
-        acc.calls.append(
-            ToolCall._trusted(call_id, call.name, frozen, _call_extras(call.id, call.sig), raw)
-        )
+        acc.calls.append(ToolCall._trusted(call_id, call.name, frozen, _call_extras(call.sig), raw))
         deltas.append(
             StreamDelta("tool_call", tool_call=ToolCallDelta(call.ordinal, arguments_delta=raw))
         )

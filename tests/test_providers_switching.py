@@ -1,0 +1,208 @@
+"""Switching providers mid-conversation: one test per ordered pair of providers.
+
+A conversation whose first turns come from parsing provider A's responses (parallel
+tool calls, a tool error and, for Anthropic and Gemini, signed reasoning) is
+continued by formatting it for provider B. B's request must be well-formed for B
+(every result paired to a call of the turn before it, no orphan, roles in the
+order B requires, no signature B did not produce); B's parsed reply and its tool
+results then extend a valid ConversationHistory, which formats well-formed for
+both providers again, with A's signatures replayed to A only.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from typing import Any
+
+import pytest
+from conftest import FIXTURES
+
+from messages import ConversationHistory, Message, ToolCallMessage, ToolResultMessage
+from messages.providers import ChatResponse, Conversion, Provider, get_provider
+
+PROVIDERS = ("openai", "ollama", "anthropic", "gemini")
+PAIRS = [(a, b) for a, b in itertools.permutations(PROVIDERS, 2)]
+
+THINKING_SIG = "EqQBCkYIBRgCKkDzQ3Vq0Z0switchingTestSignature0000000000000000"
+REDACTED = "EmwKAhgBEgyswitchingTestRedactedPayload000000000000"
+THOUGHT = "**Planning**\nI need the weather in both cities."
+
+
+def fixture(provider: str, name: str) -> Any:
+    return json.loads((FIXTURES / provider / name).read_text(encoding="utf-8"))
+
+
+def tool_call_response(provider: str) -> dict[str, Any]:
+    """Provider's parallel tool-call response; Anthropic and Gemini also reason."""
+    body: dict[str, Any] = copy.deepcopy(fixture(provider, "response_tool_calls_parallel.json"))
+    if provider == "anthropic":
+        body["content"][:0] = [
+            {"type": "thinking", "thinking": THOUGHT, "signature": THINKING_SIG},
+            {"type": "redacted_thinking", "data": REDACTED},
+        ]
+    elif provider == "gemini":
+        body["candidates"][0]["content"]["parts"].insert(0, {"text": THOUGHT, "thought": True})
+    return body
+
+
+def signatures(provider: str) -> list[str]:
+    """The opaque strings only ``provider`` may receive back."""
+    if provider == "anthropic":
+        return [THINKING_SIG, REDACTED]
+    if provider == "gemini":
+        parts = fixture("gemini", "response_tool_calls_parallel.json")["candidates"][0]["content"][
+            "parts"
+        ]
+        return [p["thoughtSignature"] for p in parts if "thoughtSignature" in p]
+    return []
+
+
+def answer(history: ConversationHistory, response: ChatResponse) -> None:
+    """Append a tool-call reply and its results: the first succeeds, the second fails."""
+    history.add(response.message)
+    calls = response.tool_calls
+    assert len(calls) == 2
+    history.add(ToolResultMessage(calls[0].id, "18°C, light rain"))
+    history.add(ToolResultMessage(calls[1].id, "weather service timed out", is_error=True))
+
+
+# -- what "well-formed" means for each wire --------------------------------------------
+
+
+def check_chat_completions(body: dict[str, Any], arguments_are_strings: bool) -> None:
+    messages = body["messages"]
+    assert messages[0]["role"] in ("system", "developer")
+    pending: list[dict[str, Any]] = []
+    for m in messages:
+        role = m["role"]
+        if role == "tool":
+            assert pending, "a tool message with no call before it"
+            match = [c for c in pending if c.get("id") and c["id"] == m.get("tool_call_id")]
+            if not match:  # an id-less call is answered by name, in order
+                match = [c for c in pending if c["function"]["name"] == m.get("tool_name")]
+            assert match, "a tool message that answers no pending call"
+            pending.remove(match[0])
+            continue
+        assert not pending, "calls left unanswered"
+        assert role in ("system", "developer", "user", "assistant")
+        for call in m.get("tool_calls") or ():
+            args = call["function"]["arguments"]
+            parsed = json.loads(args) if arguments_are_strings else args
+            assert isinstance(parsed, dict)
+            assert isinstance(args, str) is arguments_are_strings
+            pending.append(call)
+    assert all(m["role"] != "user" or m.get("content") not in (None, "", []) for m in messages)
+
+
+def check_anthropic(body: dict[str, Any]) -> None:
+    messages = body["messages"]
+    roles = [m["role"] for m in messages]
+    assert roles[0] == "user"
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
+    for i, m in enumerate(messages):
+        content = m["content"]
+        assert content
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        assert all(b.get("text", "x") for b in blocks), "an empty text block"
+        results = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
+        calls = [b["id"] for b in blocks if b["type"] == "tool_use"]
+        if results:
+            assert [b["type"] for b in blocks[: len(results)]] == ["tool_result"] * len(results)
+        previous = messages[i - 1]["content"] if i else []
+        asked = [
+            b["id"] for b in previous if isinstance(previous, list) and b["type"] == "tool_use"
+        ]
+        assert sorted(results) == sorted(asked), "results must answer exactly the previous calls"
+        if calls and i + 1 < len(messages):
+            assert messages[i + 1]["role"] == "user"
+        kinds = [b["type"] for b in blocks]
+        if "tool_use" in kinds:
+            first_call = kinds.index("tool_use")
+            assert all(k == "tool_use" for k in kinds[first_call:]), "thinking/text after tool_use"
+
+
+def check_gemini(body: dict[str, Any]) -> None:
+    contents = body["contents"]
+    roles = [c["role"] for c in contents]
+    assert roles[0] == "user"
+    assert set(roles) <= {"user", "model"}
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
+    for i, c in enumerate(contents):
+        parts = c["parts"]
+        assert parts
+        assert all(p.get("text", "x") or "thoughtSignature" in p for p in parts)
+        responses = [p["functionResponse"] for p in parts if "functionResponse" in p]
+        previous = contents[i - 1]["parts"] if i else []
+        calls = [p["functionCall"] for p in previous if "functionCall" in p]
+        if c["role"] == "user":
+            assert len(responses) == len(calls), "one functionResponse per functionCall"
+            for fc, fr in zip(calls, responses, strict=True):
+                assert fr["name"] == fc["name"]
+                assert fr.get("id") == fc.get("id")
+                assert isinstance(fr["response"], dict)
+        for p in parts:
+            if "functionCall" in p:
+                assert isinstance(p["functionCall"]["args"], dict)
+
+
+CHECKS = {
+    "openai": lambda body: check_chat_completions(body, arguments_are_strings=True),
+    "ollama": lambda body: check_chat_completions(body, arguments_are_strings=False),
+    "anthropic": check_anthropic,
+    "gemini": check_gemini,
+}
+
+
+def format_for(provider: Provider, history: ConversationHistory, source: str) -> Conversion:
+    """Format the history for ``provider``, check it, and check where signatures go."""
+    conversion = provider.convert(history.messages())
+    CHECKS[provider.name](conversion.body)
+    wire = json.dumps(conversion.body)
+    for sig in signatures(source):
+        if provider.name == source:
+            assert sig in wire, "a signature must go back to the provider that made it"
+        else:
+            assert sig not in wire, "a signature must never reach another provider"
+    if provider.name != source and signatures(source):
+        # Dropping the other provider's reasoning is a reported loss, never silent.
+        assert any(loss.path.startswith("messages[2]") for loss in conversion.losses)
+    return conversion
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}-to-{b}" for a, b in PAIRS])
+def test_switch_providers_mid_conversation(a: str, b: str) -> None:
+    first, second = get_provider(a), get_provider(b)
+    history = ConversationHistory(
+        [Message.system("You are a travel assistant."), Message.user("Weather in Paris and Tokyo?")]
+    )
+
+    # Turns produced by provider A.
+    calls = first.parse_response(tool_call_response(a))
+    assert len(calls.tool_calls) == 2
+    if a in ("anthropic", "gemini"):
+        assert calls.message.reasoning, "the reply's reasoning is kept"
+    answer(history, calls)
+    history.add(first.parse_response(fixture(a, "response_text.json")).message)
+    history.add(Message.user("And tomorrow?"))
+    history.validate()
+
+    # Continued with provider B.
+    format_for(second, history, a)
+    reply = second.parse_response(fixture(b, "response_tool_calls_parallel.json"))
+    answer(history, reply)
+    final = second.parse_response(fixture(b, "response_text.json"))
+    history.add(final.message)
+    history.validate()
+    assert not history.pending_tool_calls
+    results = [m for m in history.messages() if isinstance(m, ToolResultMessage)]
+    call_ids = [
+        c.id for m in history.messages() if isinstance(m, ToolCallMessage) for c in m.tool_calls
+    ]
+    assert sorted(r.tool_call_id for r in results) == sorted(call_ids)
+    assert len(set(call_ids)) == len(call_ids)
+
+    # The whole conversation goes well-formed to both providers again.
+    format_for(second, history, a)
+    format_for(first, history, a)
