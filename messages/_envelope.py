@@ -1,0 +1,924 @@
+"""The agents-api message envelope: a versioned, typed JSON shape for agent runtimes.
+
+An envelope is what agent runtimes, chat storage and transcripts keep::
+
+    {"schema": "agents-api.message", "version": 1, "type": "tool_call",
+     "role": "assistant", "content": "...", "payload": {...}, "metadata": {...},
+     "id": "...", "created_at": "...", "updated_at": "..."}   # last three optional
+
+``payload`` holds the type-specific fields the runtime understands (tool names,
+parameters, turn numbers, result data); ``metadata`` holds extension and provider
+details that are preserved but are not part of the type contract. Both must stay
+JSON-serialisable and are stored deeply frozen. ``content`` is a string, a list of
+content blocks (JSON objects, in the OpenAI part shape when they come from a
+message) or null.
+
+Reading rows (``Envelope.normalize``)
+    * A row is a *versioned envelope* when it has any of ``schema``, ``version``,
+      ``type``, ``payload`` or ``data``; otherwise it is a *legacy row*
+      ``{role, content, metadata}``.
+    * Versioned: ``schema`` must be ``"agents-api.message"``; ``version`` defaults
+      to 1, and a newer version is refused with a DecodeError naming it. The draft
+      key ``data`` is read as ``payload`` (when there is no ``payload``). A missing
+      ``type`` falls back to ``metadata.type``, then to ``text``.
+    * Legacy: when ``metadata.type`` names a type, every other metadata key is
+      type data and is copied into ``payload`` (the legacy shape had nowhere else
+      to put it); metadata itself is kept unchanged, as seed 002's example shows.
+      Without ``metadata.type`` the type is ``text`` and the payload empty.
+    * Keys the shape does not know are kept, not dropped: they are moved into
+      ``metadata["unknown_fields"]`` (:data:`UNKNOWN_FIELDS_KEY`), merged into an
+      object already there.
+    * ``content`` absent reads as ``""``; an integer ``id`` (a database key) is
+      read as its decimal string. Timestamps that come in as strings are kept
+      exactly as given.
+    * Any input gives an Envelope or a DecodeError with a path; never content.
+
+Timestamps
+    Kept as given when they come in. When this module makes one (from a
+    ``datetime``, e.g. a message's ``created_at``) it writes
+    ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (:data:`TIMESTAMP_FORMAT`): UTC, fixed width,
+    so stored envelopes sort by time as strings. When a timestamp is read back
+    into a ``datetime`` (``to_message``), ISO 8601 with ``T`` or a space is
+    accepted, ``Z`` means UTC and a timestamp without an offset is taken as UTC
+    (the seed's own example, ``2026-04-28 12:00:00``, has none).
+
+Messages (``Envelope.from_message`` / ``env.to_message``)
+    ================  =================================  ============================
+    envelope type     message                            payload keys
+    ================  =================================  ============================
+    text              System/Developer/User/Assistant    --
+    multimodal_part   User/Assistant with image, audio   --
+                      or file parts
+    final_result      the role's message class           --
+    error             role tool: ToolResultMessage       ``tool_call_id``,
+                      (``is_error`` true); else the      ``tool_name``, ``is_error``
+                      role's message class
+    tool_call         ToolCallMessage                    one call: ``tool_call_id``,
+                                                         ``tool_name``,
+                                                         ``parameters``, ``extras``;
+                                                         several: ``tool_calls``, a
+                                                         list of such objects
+    tool_result       ToolResultMessage (any role: some  ``tool_call_id``,
+                      runtimes store results as user)    ``tool_name``, ``is_error``
+    input_required,   none: ``to_message`` raises
+    approval_required,  ValidationError (runtime
+    delta               control / stream fragments)
+    ================  =================================  ============================
+
+    Any type except tool_call with role ``tool`` is a ToolResultMessage (payload as
+    for tool_result). Every type also uses ``payload.name`` (the message ``name``) and
+    ``payload.message_extras`` (the message ``extras``); message ``metadata`` is
+    envelope ``metadata``; ``id`` is kept; ``created_at`` is formatted as above.
+    ``from_message`` infers ``tool_call`` / ``tool_result`` / ``multimodal_part``
+    (a content part that is not text or reasoning) / ``text``; pass ``type=`` to
+    record a ``final_result`` or ``error`` instead. Content parts become blocks in
+    the codec's part shape (OpenAI's ``text``, ``image_url``, ``input_audio``,
+    ``file``, plus ``{"type": "reasoning", ...}``); system and developer text
+    blocks are joined into one string.
+
+    A tool call without ``tool_call_id`` (legacy rows have none) gets a stable id
+    derived from the envelope id, its position, name and parameters. What a
+    message has no field for (payload keys not listed above, a type or role other
+    than the one the message implies, ``updated_at``, a ``created_at`` string not
+    in the canonical format) is kept in the message's ``extras["envelope"]``
+    (:data:`MESSAGE_EXTRAS_KEY`; extras are never sent to a provider), and
+    ``from_message`` restores it, so envelope -> message -> envelope keeps them.
+    Message -> envelope -> message gives back an equal message of the same class
+    with the same id.
+
+Provider projection (``to_provider_message`` / ``to_provider_messages``)
+    ``{"role", "content", "metadata"}`` where metadata is the envelope metadata,
+    then the payload keys, then ``type``: the legacy row shape, so a legacy typed
+    row projects back to itself.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, ClassVar, Final, NoReturn
+
+from ._codec import iso_utc, part_from_dict, part_to_dict
+from ._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
+from ._json import dumps_compact, json_type, loads, loads_object
+from ._message import (
+    ASSISTANT_PARTS,
+    TOOL_PARTS,
+    USER_PARTS,
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from ._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
+from ._role import MessageRole
+from ._tool_call import ToolCall, check_tool_name
+from .errors import DecodeError, ValidationError
+
+__all__ = [
+    "Envelope",
+    "EnvelopeType",
+    "MESSAGE_EXTRAS_KEY",
+    "SCHEMA",
+    "TIMESTAMP_FORMAT",
+    "UNKNOWN_FIELDS_KEY",
+    "VERSION",
+    "format_timestamp",
+    "to_provider_messages",
+]
+
+SCHEMA: Final = "agents-api.message"
+"""The ``schema`` value of every envelope."""
+
+VERSION: Final = 1
+"""The envelope version this library writes and the newest it reads."""
+
+TIMESTAMP_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
+"""The format of timestamps this module generates (UTC, fixed width)."""
+
+UNKNOWN_FIELDS_KEY: Final = "unknown_fields"
+"""The metadata key under which ``normalize`` keeps row keys the shape does not know."""
+
+MESSAGE_EXTRAS_KEY: Final = "envelope"
+"""The message extras key under which ``to_message`` keeps what a message has no field for."""
+
+UTC = timezone.utc
+
+
+class EnvelopeType(enum.Enum):
+    """What an envelope carries. ``.value`` is the wire string."""
+
+    TEXT = "text"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    INPUT_REQUIRED = "input_required"
+    APPROVAL_REQUIRED = "approval_required"
+    FINAL_RESULT = "final_result"
+    ERROR = "error"
+    DELTA = "delta"
+    MULTIMODAL_PART = "multimodal_part"
+
+    @classmethod
+    def parse(cls, value: EnvelopeType | str, path: str = "type") -> EnvelopeType:
+        """Parse a member or a type name (case-insensitive, whitespace ignored)."""
+        if value.__class__ is cls:
+            return value
+        if isinstance(value, str):
+            found = _TYPES.get(value) or _TYPES.get(value.strip().lower())
+            if found is not None:
+                return found
+            raise ValidationError(
+                f"unknown envelope type (length {len(value)}); valid types: {_VALID_TYPES}", path
+            )
+        raise ValidationError(
+            f"envelope type must be a string, got {json_type(value)}; valid types: {_VALID_TYPES}",
+            path,
+        )
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_TYPES = {t.value: t for t in EnvelopeType}
+_VALID_TYPES = ", ".join(_TYPES)
+
+_T = EnvelopeType
+_R = MessageRole
+
+
+def _fail(message: str, path: str) -> NoReturn:
+    raise ValidationError(message, path)
+
+
+# -- field checks (shared by the constructor and normalize) ------------------------
+
+
+def _check_content(content: object) -> str | tuple[FrozenDict, ...] | None:
+    if content is None or content.__class__ is str:
+        return content
+    if isinstance(content, str):
+        return str(content)
+    if isinstance(content, (list, tuple)):
+        blocks = []
+        for i, block in enumerate(content):
+            if not isinstance(block, Mapping):
+                _fail(f"expected a content block object, got {json_type(block)}", f"content[{i}]")
+            blocks.append(freeze_mapping(block, f"content[{i}]"))
+        return tuple(blocks)
+    _fail(
+        f"expected a string, a list of content blocks or null, got {json_type(content)}",
+        "content",
+    )
+
+
+def format_timestamp(value: datetime) -> str:
+    """Format an aware datetime as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (UTC), as the codec does."""
+    return iso_utc(value)
+
+
+def _check_timestamp(value: object, path: str) -> str | None:
+    if value is None or value.__class__ is str:
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            _fail("datetime must be timezone-aware", path)
+        try:
+            return format_timestamp(value)
+        except OverflowError:
+            _fail("datetime is out of range in UTC", path)
+    _fail(f"expected a string, an aware datetime or null, got {json_type(value)}", path)
+
+
+def _parse_timestamp(value: str, path: str) -> datetime:
+    text = value[:-1] + "+00:00" if value[-1:] in ("Z", "z") else value
+    try:
+        parsed = datetime.fromisoformat(text)
+        if parsed.tzinfo is None:
+            return parsed.replace(tzinfo=UTC)
+        return parsed.astimezone(UTC)
+    except (ValueError, OverflowError):
+        _fail(f"not an ISO 8601 timestamp (length {len(value)})", path)
+
+
+def _check_id(value: object) -> str | None:
+    if value is None or (value.__class__ is str and value):
+        return value
+    if isinstance(value, str):
+        if value:
+            return str(value)
+        _fail("must be a non-empty string or null", "id")
+    _fail(f"expected a string or null, got {json_type(value)}", "id")
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False)
+class Envelope:
+    """One agent message in the versioned agents-api envelope shape.
+
+    ``schema`` and ``version`` are class-level constants. ``payload`` and
+    ``metadata`` are deeply frozen JSON objects; ``content`` is a string, a tuple of
+    frozen content blocks, or None. Timestamps given as strings are kept exactly;
+    aware datetimes are formatted as :data:`TIMESTAMP_FORMAT`.
+    """
+
+    schema: ClassVar[str] = SCHEMA
+    version: ClassVar[int] = VERSION
+
+    type: EnvelopeType
+    role: MessageRole
+    content: str | tuple[Mapping[str, Any], ...] | None
+    payload: Mapping[str, Any]
+    metadata: Mapping[str, Any]
+    id: str | None
+    created_at: str | None
+    updated_at: str | None
+
+    def __init__(
+        self,
+        type: EnvelopeType | str,
+        role: MessageRole | str,
+        content: str | Iterable[Mapping[str, Any]] | None = "",
+        payload: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        id: str | None = None,
+        created_at: str | datetime | None = None,
+        updated_at: str | datetime | None = None,
+    ) -> None:
+        _set_type(self, EnvelopeType.parse(type))
+        _set_role(self, MessageRole.parse(role))
+        _set_content(self, _check_content(content))
+        _set_payload(self, freeze_mapping(payload, "payload"))
+        _set_metadata(self, freeze_mapping(metadata, "metadata"))
+        _set_id(self, _check_id(id))
+        _set_created(self, _check_timestamp(created_at, "created_at"))
+        _set_updated(self, _check_timestamp(updated_at, "updated_at"))
+
+    @classmethod
+    def _trusted(
+        cls,
+        type: EnvelopeType,
+        role: MessageRole,
+        content: str | tuple[FrozenDict, ...] | None,
+        payload: FrozenDict,
+        metadata: FrozenDict,
+        id: str | None,
+        created_at: str | None,
+        updated_at: str | None = None,
+    ) -> Envelope:
+        """Build without validation (for values this module already checked and froze)."""
+        self = object.__new__(cls)
+        _set_type(self, type)
+        _set_role(self, role)
+        _set_content(self, content)
+        _set_payload(self, payload)
+        _set_metadata(self, metadata)
+        _set_id(self, id)
+        _set_created(self, created_at)
+        _set_updated(self, updated_at)
+        return self
+
+    def __repr__(self) -> str:
+        c = self.content
+        if c is None:
+            size = "content=None"
+        elif c.__class__ is str:
+            size = f"content_len={len(c)}"
+        else:
+            size = f"blocks={len(c)}"
+        return (
+            f"Envelope(type={self.type.value}, role={self.role.value}, id={self.id!r}, {size}, "
+            f"payload_keys={len(self.payload)}, metadata_keys={len(self.metadata)})"
+        )
+
+    # -- dict shapes ------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical envelope as plain JSON-ready dicts and lists."""
+        c = self.content
+        d: dict[str, Any] = {
+            "schema": SCHEMA,
+            "version": VERSION,
+            "type": self.type.value,
+            "role": self.role.value,
+            "content": c if c is None or c.__class__ is str else thaw(c),
+            "payload": thaw(self.payload),
+            "metadata": thaw(self.metadata),
+        }
+        if self.id is not None:
+            d["id"] = self.id
+        if self.created_at is not None:
+            d["created_at"] = self.created_at
+        if self.updated_at is not None:
+            d["updated_at"] = self.updated_at
+        return d
+
+    def to_json(self) -> str:
+        """The canonical envelope as compact JSON text."""
+        return dumps_compact(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str | bytes | bytearray) -> Envelope:
+        """Parse JSON text and normalise it (see ``normalize``); only DecodeError on bad input."""
+        return cls.normalize(loads(text))
+
+    def to_provider_message(self) -> dict[str, Any]:
+        """``{role, content, metadata}`` with the type and payload folded into metadata."""
+        meta = dict(self.metadata)
+        meta.update(self.payload)
+        meta["type"] = self.type.value
+        c = self.content
+        return {
+            "role": self.role.value,
+            "content": c if c is None or c.__class__ is str else thaw(c),
+            "metadata": thaw(meta),
+        }
+
+    @classmethod
+    def normalize(cls, row: Envelope | Mapping[str, Any]) -> Envelope:
+        """Read a legacy ``{role, content, metadata}`` row or a versioned envelope.
+
+        Raises DecodeError (with ``path``) for anything it cannot read, and nothing
+        else. An Envelope is returned unchanged.
+        """
+        if isinstance(row, Envelope):
+            return row
+        if not isinstance(row, Mapping):
+            raise DecodeError(f"expected an envelope object, got {json_type(row)}", "")
+        try:
+            return _normalize(cls, row)
+        except ValidationError as exc:
+            raise DecodeError(exc.message, exc.path) from None
+        except RecursionError:
+            raise DecodeError("nested too deeply", "") from None
+
+    # -- messages ---------------------------------------------------------------------
+
+    @classmethod
+    def from_message(cls, message: Message, *, type: EnvelopeType | str | None = None) -> Envelope:
+        """The envelope of a message; ``type`` overrides the inferred type (e.g. final_result)."""
+        if not isinstance(message, Message):
+            _fail(f"expected a Message, got {message.__class__.__name__}", "message")
+        return _from_message(cls, message, type)
+
+    def to_message(self) -> Message:
+        """The message this envelope describes; ValidationError when the type has none."""
+        return _to_message(self)
+
+
+# Hot path: slot setters bound once; they bypass the frozen __setattr__.
+_set_type = Envelope.__dict__["type"].__set__
+_set_role = Envelope.__dict__["role"].__set__
+_set_content = Envelope.__dict__["content"].__set__
+_set_payload = Envelope.__dict__["payload"].__set__
+_set_metadata = Envelope.__dict__["metadata"].__set__
+_set_id = Envelope.__dict__["id"].__set__
+_set_created = Envelope.__dict__["created_at"].__set__
+_set_updated = Envelope.__dict__["updated_at"].__set__
+
+
+# -- normalize ---------------------------------------------------------------------
+
+_ENVELOPE_MARKERS = ("schema", "version", "type", "payload", "data")
+_ENVELOPE_KEYS = frozenset(
+    ("schema", "version", "type", "role", "content", "payload", "metadata")
+) | {"id", "created_at", "updated_at"}
+_DRAFT_KEYS = _ENVELOPE_KEYS | {"data"}
+_LEGACY_KEYS = frozenset(("role", "content", "metadata", "id", "created_at", "updated_at"))
+
+
+def _decode_fail(message: str, path: str) -> NoReturn:
+    raise DecodeError(message, path)
+
+
+def _normalize(cls: type[Envelope], row: Mapping[str, Any]) -> Envelope:
+    raw_meta = row.get("metadata")
+    if raw_meta is not None and not isinstance(raw_meta, Mapping):
+        _decode_fail(f"expected an object or null, got {json_type(raw_meta)}", "metadata")
+    metadata = freeze_mapping(raw_meta, "metadata")
+    meta_type = metadata.get("type")
+
+    if any(k in row for k in _ENVELOPE_MARKERS):
+        _check_schema_and_version(row)
+        raw_type = row.get("type")
+        if raw_type is not None:
+            etype = EnvelopeType.parse(raw_type, "type")
+        elif meta_type is not None:
+            etype = EnvelopeType.parse(meta_type, "metadata.type")
+        else:
+            etype = _T.TEXT
+        if "payload" in row:
+            payload = _object_or_null(row["payload"], "payload")
+            known = _ENVELOPE_KEYS
+        else:
+            payload = _object_or_null(row.get("data"), "data")
+            known = _DRAFT_KEYS
+    else:
+        known = _LEGACY_KEYS
+        if meta_type is None:
+            etype, payload = _T.TEXT, EMPTY
+        else:
+            etype = EnvelopeType.parse(meta_type, "metadata.type")
+            payload = FrozenDict({k: v for k, v in metadata.items() if k != "type"})
+
+    unknown = [k for k in row if k not in known]
+    if unknown:
+        metadata = _keep_unknown(metadata, {k: row[k] for k in unknown})
+
+    if "role" not in row:
+        _decode_fail("role is required", "role")
+    raw_id = row.get("id")
+    if raw_id.__class__ is int:
+        try:
+            raw_id = str(raw_id)
+        except ValueError:  # over the interpreter's integer digit limit
+            _decode_fail("integer id is too large", "id")
+    return cls._trusted(
+        etype,
+        MessageRole.parse(row["role"]),
+        _check_content(row.get("content", "")),
+        payload,
+        metadata,
+        _check_id(raw_id),
+        _check_timestamp(row.get("created_at"), "created_at"),
+        _check_timestamp(row.get("updated_at"), "updated_at"),
+    )
+
+
+def _check_schema_and_version(row: Mapping[str, Any]) -> None:
+    if "schema" in row:
+        schema = row["schema"]
+        if schema.__class__ is not str:
+            _decode_fail(f"expected a string, got {json_type(schema)}", "schema")
+        if schema != SCHEMA:
+            _decode_fail(f"unknown schema (length {len(schema)}); expected {SCHEMA!r}", "schema")
+    if "version" in row:
+        version = row["version"]
+        if version.__class__ is not int:
+            _decode_fail(f"expected an integer, got {json_type(version)}", "version")
+        if version > VERSION:
+            _decode_fail(
+                f"envelope version {_describe(version)} is newer than this library reads "
+                f"(version {VERSION})",
+                "version",
+            )
+        if version < 1:
+            _decode_fail(
+                f"envelope version {_describe(version)} is invalid (versions start at 1)", "version"
+            )
+
+
+def _describe(n: int) -> str:
+    return str(n) if -(10**18) < n < 10**18 else f"of {n.bit_length()} bits"
+
+
+def _object_or_null(value: object, path: str) -> FrozenDict:
+    if value is not None and not isinstance(value, Mapping):
+        _decode_fail(f"expected an object or null, got {json_type(value)}", path)
+    return freeze_mapping(value, path)
+
+
+def _keep_unknown(metadata: FrozenDict, unknown: dict[Any, Any]) -> FrozenDict:
+    path = f"metadata.{UNKNOWN_FIELDS_KEY}"
+    frozen: FrozenDict = freeze(unknown, "")
+    existing = metadata.get(UNKNOWN_FIELDS_KEY)
+    if existing is not None:
+        if not isinstance(existing, Mapping):
+            _decode_fail(
+                f"holds a {json_type(existing)}; it must be an object to keep unknown keys", path
+            )
+        frozen = FrozenDict({**existing, **frozen})
+    return FrozenDict({**metadata, UNKNOWN_FIELDS_KEY: frozen})
+
+
+# -- content parts <-> content blocks -----------------------------------------------
+# Blocks are the codec's part dicts, so an envelope and a stored message spell a part
+# the same way.
+
+
+def _blocks_of(
+    content: str | tuple[ContentPart, ...] | None,
+) -> str | tuple[FrozenDict, ...] | None:
+    if content is None or isinstance(content, str):
+        return content
+    return tuple([freeze(part_to_dict(p), "content") for p in content])
+
+
+def _parts_of(blocks: tuple[Mapping[str, Any], ...]) -> tuple[ContentPart, ...]:
+    parts: list[ContentPart] = []
+    try:
+        for block in blocks:
+            parts.append(part_from_dict(block))  # noqa: PERF401 (len(parts) names the failing block)
+    except DecodeError as exc:
+        err = exc.at(f"content[{len(parts)}]")  # the block that failed
+        raise ValidationError(err.message, err.path) from None
+    return tuple(parts)
+
+
+def _opt(d: Mapping[str, Any], key: str, path: str) -> Any:
+    value = d.get(key)
+    if value is not None and value.__class__ is not str:
+        _fail(f"expected a string, got {json_type(value)}", f"{path}.{key}")
+    return value
+
+
+_MEDIA_PARTS = (ImagePart, AudioPart, FilePart)
+
+
+# -- message -> envelope -------------------------------------------------------------
+
+_CONTENT_TYPES = frozenset((_T.TEXT, _T.MULTIMODAL_PART, _T.FINAL_RESULT, _T.ERROR))
+# What each message class may be recorded as: the types whose to_message builds it back.
+_ALLOWED_TYPES: dict[type, frozenset[EnvelopeType]] = {
+    ToolCallMessage: frozenset((_T.TOOL_CALL,)),
+    ToolResultMessage: _CONTENT_TYPES | {_T.TOOL_RESULT},
+}
+
+
+def _inferred_type(message: Message) -> EnvelopeType:
+    if isinstance(message, ToolCallMessage):
+        return _T.TOOL_CALL
+    if isinstance(message, ToolResultMessage):
+        return _T.TOOL_RESULT
+    c = message.content  # type: ignore[attr-defined]
+    if c and c.__class__ is not str:
+        for p in c:
+            if isinstance(p, _MEDIA_PARTS):
+                return _T.MULTIMODAL_PART
+    return _T.TEXT
+
+
+def _allowed_types(message: Message) -> frozenset[EnvelopeType]:
+    for cls, allowed in _ALLOWED_TYPES.items():
+        if isinstance(message, cls):
+            return allowed
+    return _CONTENT_TYPES
+
+
+def _call_payload(call: ToolCall) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "tool_call_id": call.id,
+        "tool_name": call.name,
+        "parameters": call.arguments,
+    }
+    if call.extras:
+        d["extras"] = call.extras
+    return d
+
+
+def _from_message(cls: type[Envelope], m: Message, override: EnvelopeType | str | None) -> Envelope:
+    extras: Mapping[str, Any] = m.extras
+    record: Mapping[str, Any] = EMPTY
+    saved = extras.get(MESSAGE_EXTRAS_KEY)
+    if isinstance(saved, Mapping):
+        record = saved
+        extras = FrozenDict({k: v for k, v in extras.items() if k != MESSAGE_EXTRAS_KEY})
+
+    rec_path = f"extras.{MESSAGE_EXTRAS_KEY}"
+    if override is not None:
+        etype = EnvelopeType.parse(override, "type")
+    elif record.get("type") is not None:
+        etype = EnvelopeType.parse(record["type"], f"{rec_path}.type")
+    else:
+        etype = _inferred_type(m)
+    if etype not in _allowed_types(m):
+        _fail(
+            f"a {m.__class__.__name__} cannot be recorded as a {etype.value} envelope",
+            "type",
+        )
+    role = m.role
+    if record.get("role") is not None and isinstance(m, ToolResultMessage):
+        role = MessageRole.parse(record["role"])  # a tool result stored under another role
+
+    payload: dict[str, Any] = {}
+    if isinstance(m, ToolCallMessage):
+        calls = m.tool_calls
+        if len(calls) == 1:
+            payload.update(_call_payload(calls[0]))
+        else:
+            payload["tool_calls"] = tuple([FrozenDict(_call_payload(c)) for c in calls])
+    elif isinstance(m, ToolResultMessage):
+        payload["tool_call_id"] = m.tool_call_id
+        if m.tool_name is not None:
+            payload["tool_name"] = m.tool_name
+        payload["is_error"] = m.is_error
+    if m.name is not None:
+        payload["name"] = m.name
+    if extras:
+        payload["message_extras"] = extras
+    kept = record.get("payload")
+    if isinstance(kept, Mapping):
+        for k, v in kept.items():
+            payload.setdefault(k, v)
+
+    created = m.created_at
+    created_at = record.get("created_at")
+    if created_at.__class__ is not str or _parses_to(created_at, created) is False:
+        created_at = format_timestamp(created)
+    updated_at = record.get("updated_at")
+    if updated_at.__class__ is not str:
+        updated_at = None
+
+    return cls._trusted(
+        etype,
+        role,
+        _blocks_of(m.content),  # type: ignore[attr-defined]
+        freeze(payload, "payload"),
+        m.metadata,  # type: ignore[arg-type]
+        m.id,
+        created_at,
+        updated_at,
+    )
+
+
+def _parses_to(text: str, when: datetime) -> bool:
+    try:
+        return _parse_timestamp(text, "created_at") == when
+    except ValidationError:
+        return False
+
+
+# -- envelope -> message -------------------------------------------------------------
+
+_NO_MESSAGE = {
+    _T.INPUT_REQUIRED: (
+        "an input_required envelope is a runtime control message (the agent waits for "
+        "user input); it has no conversation-message counterpart"
+    ),
+    _T.APPROVAL_REQUIRED: (
+        "an approval_required envelope is a runtime control message (the agent waits "
+        "for approval of an action); it has no conversation-message counterpart"
+    ),
+    _T.DELTA: (
+        "a delta envelope is a fragment of a streamed message, not a whole message; "
+        "accumulate the stream first"
+    ),
+}
+
+_COMMON_KEYS = frozenset(("name", "message_extras"))
+_CALL_KEYS = _COMMON_KEYS | {"tool_call_id", "tool_name", "parameters", "extras"}
+_CALLS_KEYS = _COMMON_KEYS | {"tool_calls"}
+_RESULT_KEYS = _COMMON_KEYS | {"tool_call_id", "tool_name", "is_error"}
+
+_TEXT_CLASSES: dict[MessageRole, type[Message]] = {
+    _R.SYSTEM: SystemMessage,
+    _R.DEVELOPER: DeveloperMessage,
+    _R.USER: UserMessage,
+    _R.ASSISTANT: AssistantMessage,
+}
+
+
+def _to_message(env: Envelope) -> Message:
+    etype = env.type
+    why = _NO_MESSAGE.get(etype)
+    if why is not None:
+        _fail(why, "type")
+    p = env.payload
+    role = env.role
+
+    name = _opt(p, "name", "payload")
+    extras = p.get("message_extras")
+    if extras is not None and not isinstance(extras, Mapping):
+        _fail(f"expected an object, got {json_type(extras)}", "payload.message_extras")
+    created_at = None if env.created_at is None else _parse_timestamp(env.created_at, "created_at")
+
+    record: dict[str, Any] = {}
+    if etype is _T.TOOL_CALL:
+        if role is not _R.ASSISTANT:
+            _fail(f"a tool_call envelope must have role assistant, not {role.value}", "role")
+        consumed = _CALLS_KEYS if "tool_calls" in p else _CALL_KEYS
+        content = _assistant_content(env.content, allow_none=True)
+        calls = _calls_of(env)
+        inferred = _T.TOOL_CALL
+    elif etype is _T.TOOL_RESULT or role is _R.TOOL:
+        consumed = _RESULT_KEYS
+        content = _tool_content(env.content)
+        inferred = _T.TOOL_RESULT
+    else:
+        consumed = _COMMON_KEYS
+        content = _role_content(role, env.content)
+        inferred = _T.TEXT
+        if content.__class__ is not str:
+            for part in content:
+                if isinstance(part, _MEDIA_PARTS):
+                    inferred = _T.MULTIMODAL_PART
+                    break
+
+    if etype is not inferred:
+        record["type"] = etype.value
+    leftover = {k: v for k, v in p.items() if k not in consumed}
+    if leftover:
+        record["payload"] = FrozenDict(leftover)
+    if inferred is _T.TOOL_RESULT and role is not _R.TOOL:
+        record["role"] = role.value
+    if created_at is not None and format_timestamp(created_at) != env.created_at:
+        record["created_at"] = env.created_at
+    if env.updated_at is not None:
+        record["updated_at"] = env.updated_at
+    if record:
+        extras = FrozenDict({**(extras or EMPTY), MESSAGE_EXTRAS_KEY: FrozenDict(record)})
+
+    common: dict[str, Any] = {
+        "name": name,
+        "metadata": env.metadata,
+        "extras": extras,
+        "id": env.id,
+        "created_at": created_at,
+    }
+    if inferred is _T.TOOL_CALL:
+        return ToolCallMessage(calls, content, **common)
+    if inferred is _T.TOOL_RESULT:
+        call_id = p.get("tool_call_id")
+        if call_id.__class__ is not str or not call_id:
+            _fail(
+                "a non-empty string is required to build a ToolResultMessage",
+                "payload.tool_call_id",
+            )
+        tool_name = _opt(p, "tool_name", "payload")
+        if tool_name is not None and not tool_name:
+            _fail("must be a non-empty string or absent", "payload.tool_name")
+        is_error = p.get("is_error", etype is _T.ERROR)
+        if is_error is not True and is_error is not False:
+            _fail(f"expected a boolean, got {json_type(is_error)}", "payload.is_error")
+        return ToolResultMessage(call_id, content, is_error, tool_name, **common)  # type: ignore[arg-type]
+    cls = _TEXT_CLASSES[role]
+    return cls(content, **common)  # type: ignore[call-arg]
+
+
+def _role_content(
+    role: MessageRole, content: str | tuple[Mapping[str, Any], ...] | None
+) -> str | tuple[ContentPart, ...]:
+    if role is _R.ASSISTANT:
+        return _assistant_content(content, allow_none=False)  # type: ignore[return-value]
+    if content is None:
+        _fail(f"a {role.value} message needs content (an empty string is valid)", "content")
+    if content.__class__ is str:
+        return content
+    parts = _parts_of(content)  # type: ignore[arg-type]
+    if role is _R.USER:
+        _only(parts, USER_PARTS, "text, image, audio and file")
+        return parts
+    _only(parts, frozenset((TextPart,)), "text")
+    return "".join([p.text for p in parts])  # type: ignore[union-attr]
+
+
+def _assistant_content(
+    content: str | tuple[Mapping[str, Any], ...] | None, *, allow_none: bool
+) -> str | tuple[ContentPart, ...] | None:
+    if content is None:
+        if allow_none:
+            return None
+        _fail("an assistant message needs content (an empty string is valid)", "content")
+    if content.__class__ is str:
+        return content
+    parts = _parts_of(content)  # type: ignore[arg-type]
+    _only(parts, ASSISTANT_PARTS, "text and reasoning")
+    return parts
+
+
+def _tool_content(
+    content: str | tuple[Mapping[str, Any], ...] | None,
+) -> str | tuple[ContentPart, ...]:
+    if content is None:
+        _fail("a tool result needs content (an empty string is valid)", "content")
+    if content.__class__ is str:
+        return content
+    parts = _parts_of(content)  # type: ignore[arg-type]
+    _only(parts, TOOL_PARTS, "text, image, audio and file")
+    return parts
+
+
+def _only(parts: tuple[ContentPart, ...], allowed: frozenset[type], kind: str) -> None:
+    for i, part in enumerate(parts):
+        if part.__class__ not in allowed:
+            _fail(
+                f"{part.__class__.__name__} is not allowed in this message; expected {kind} parts",
+                f"content[{i}]",
+            )
+
+
+def _calls_of(env: Envelope) -> tuple[ToolCall, ...]:
+    p = env.payload
+    if "tool_calls" not in p:
+        return (_call_of(env, p, "payload", 0),)
+    raw = p["tool_calls"]
+    if raw.__class__ is not tuple or not raw:
+        _fail("expected a non-empty list of tool call objects", "payload.tool_calls")
+    calls: list[ToolCall] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw):
+        path = f"payload.tool_calls[{i}]"
+        if not isinstance(item, Mapping):
+            _fail(f"expected a tool call object, got {json_type(item)}", path)
+        call = _call_of(env, item, path, i)
+        if call.id in seen:
+            _fail("duplicate tool call id within the message", f"{path}.tool_call_id")
+        seen.add(call.id)
+        calls.append(call)
+    return tuple(calls)
+
+
+def _call_of(env: Envelope, d: Mapping[str, Any], path: str, index: int) -> ToolCall:
+    name = check_tool_name(d.get("tool_name"), f"{path}.tool_name")
+    params = d.get("parameters")
+    raw: str | None = None
+    if params is None:
+        params = EMPTY
+    elif params.__class__ is str:
+        raw = params
+        try:
+            params = freeze(loads_object(raw, f"{path}.parameters"), f"{path}.parameters")
+        except DecodeError as exc:
+            raise ValidationError(exc.message, exc.path) from None
+    elif not isinstance(params, Mapping):
+        _fail(f"expected an object or a JSON string, got {json_type(params)}", f"{path}.parameters")
+    extras = d.get("extras")
+    if extras is None:
+        extras = EMPTY
+    elif not isinstance(extras, Mapping):
+        _fail(f"expected an object, got {json_type(extras)}", f"{path}.extras")
+    call_id = d.get("tool_call_id")
+    if call_id is None:
+        call_id = _derived_call_id(env.id, index, name, params)
+    elif call_id.__class__ is not str or not call_id:
+        _fail("expected a non-empty string", f"{path}.tool_call_id")
+    return ToolCall._trusted(call_id, name, params, extras, raw)  # type: ignore[arg-type]
+
+
+def _derived_call_id(env_id: str | None, index: int, name: str, params: Mapping[str, Any]) -> str:
+    import hashlib
+
+    key = "\x1f".join((env_id or "", str(index), name, dumps_compact(params)))
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"call_{digest[:24]}"
+
+
+# -- provider projection -------------------------------------------------------------
+
+
+def to_provider_messages(
+    envelopes: Iterable[Envelope | Mapping[str, Any] | Message],
+) -> list[dict[str, Any]]:
+    """Project envelopes (rows are normalised, messages converted) to provider messages.
+
+    A row that cannot be read raises DecodeError whose path starts with its index.
+    """
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(envelopes):
+        if item.__class__ is Envelope:
+            env: Envelope = item
+        elif isinstance(item, Message):
+            env = Envelope.from_message(item)
+        else:
+            try:
+                env = Envelope.normalize(item)
+            except DecodeError as exc:
+                raise exc.at(f"[{i}]") from None
+        out.append(env.to_provider_message())
+    return out
