@@ -35,8 +35,15 @@ from messages import (
     ToolDefinition,
     ValidationError,
 )
-from messages.providers import FinishReason, LossWarning, get_provider
-from messages.providers._chat_completions import is_derived_id, openai_strict_schema
+from messages.providers import ChatResponse, FinishReason, LossWarning, Usage, get_provider
+from messages.providers._base import build_assistant
+from messages.providers._chat_completions import (
+    is_derived_id,
+    new_response,
+    new_usage,
+    openai_strict_schema,
+    respond,
+)
 
 P = get_provider("openai")
 ENTRIES = fixture_entries("openai")
@@ -718,3 +725,42 @@ def test_deeply_nested_arguments_are_an_invalid_call_not_a_crash() -> None:
         nested = [nested]
     accepts_or_decode_error(P.parse_response, _response({"content": nested}))
     assert json.dumps(P.convert([Message.user("ok")]).body)
+
+
+# -- the fast builders equal the validated constructors ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "reasoning", "calls"),
+    [
+        ("hi", None, ()),
+        ("", None, ()),
+        ("hi", "because", ()),
+        ("", "because", ()),
+        ("", None, (ToolCall("a", "f", {"x": 1}),)),
+        ("hi", "because", (ToolCall("a", "f", {}), ToolCall("b", "g", {}))),
+    ],
+)
+def test_respond_builds_what_build_assistant_builds(
+    text: str, reasoning: str | None, calls: tuple[ToolCall, ...]
+) -> None:
+    usage = Usage(3, 4, 7, cached_input_tokens=1)
+    fast = respond(text, reasoning, "openai", calls, usage, {"openai": {"refusal": "r"}})
+    parts = (ReasoningPart(reasoning, provider="openai"),) if reasoning else ()
+    slow = build_assistant(
+        text, parts, calls, metadata={"usage": usage.to_dict()}, extras={"openai": {"refusal": "r"}}
+    )
+    assert type(fast) is type(slow)
+    assert fast == slow
+    assert fast.content == slow.content
+    assert hash(fast) == hash(slow)
+
+
+def test_fast_usage_and_response_equal_the_dataclasses() -> None:
+    assert new_usage(1, 2, 3, 4, None, 5) == Usage(1, 2, 3, 4, None, 5)
+    message = Message.assistant("x")
+    usage = Usage(1, 2, 3)
+    fast = new_response(message, FinishReason.STOP, usage, "m", (), "stop", None, "id", None)
+    assert fast == ChatResponse(
+        message, FinishReason.STOP, usage, "m", (), "stop", None, "id", None
+    )

@@ -41,7 +41,7 @@ from .._message import (
 )
 from .._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from .._role import MessageRole
-from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
+from .._tool_call import InvalidToolCall, ToolCall
 from ..errors import DecodeError, ValidationError
 from ._base import (
     ChatResponse,
@@ -61,6 +61,7 @@ from ._base import (
 from ._chat_completions import (
     DERIVED_ID_PREFIX,
     ToolPairing,
+    args_path,
     call_state_losses,
     check_unique_ids,
     error_prefixed,
@@ -68,6 +69,8 @@ from ._chat_completions import (
     function_tools,
     guarded,
     is_derived_id,
+    new_response,
+    new_usage,
     own_extras,
     parse_arguments,
     read_error,
@@ -75,6 +78,7 @@ from ._chat_completions import (
     respond,
     stream_delta,
     tool_call_delta,
+    tool_name_ok,
 )
 
 if TYPE_CHECKING:
@@ -113,6 +117,19 @@ def sniff_image_type(data: str) -> str:
     return UNKNOWN_IMAGE_TYPE
 
 
+_SCALARS: Final = frozenset((str, int, float, bool, type(None)))
+
+
+def _plain(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments as a plain dict. hot path: flat arguments (the usual case) skip the
+    recursive thaw (~0.5 us a call)."""
+    for v in args.values():
+        if v.__class__ not in _SCALARS:
+            plain: dict[str, Any] = thaw(args)
+            return plain
+    return dict(args)
+
+
 def _finish(done_reason: str | None, has_calls: bool) -> FinishReason:
     if done_reason is None or done_reason == "stop":
         return FinishReason.TOOL_CALLS if has_calls else FinishReason.STOP
@@ -123,9 +140,13 @@ def _finish(done_reason: str | None, has_calls: bool) -> FinishReason:
 
 def _usage(b: Mapping[str, Any]) -> Usage:
     # Go's omitempty drops zero counts: a missing count is 0, not unknown.
-    inp = opt_int(b.get("prompt_eval_count"), "prompt_eval_count") or 0
-    out = opt_int(b.get("eval_count"), "eval_count") or 0
-    return Usage(inp, out, inp + out)
+    inp = b.get("prompt_eval_count")
+    if inp.__class__ is not int or inp < 0:
+        inp = opt_int(inp, "prompt_eval_count") or 0
+    out = b.get("eval_count")
+    if out.__class__ is not int or out < 0:
+        out = opt_int(out, "eval_count") or 0
+    return new_usage(inp, out, inp + out, None, None, None)
 
 
 def _text(value: object, path: str) -> str:
@@ -158,28 +179,29 @@ def _calls(
                 "tool name is required (a non-empty string)", f"{path}[{j}].function.name"
             )
         args = fn.get("arguments")
-        where = f"{path}[{j}].function.arguments"
         raw_args: str | None = None
         call_id = tc.get("id")
         if call_id is not None and type(call_id) is not str:
             raise DecodeError(f"expected a string, got {type(call_id).__name__}", f"{path}[{j}].id")
         if type(args) is dict:
-            frozen = freeze_arguments(args, where)
+            frozen = freeze_arguments(args, args_path(path, j))
         elif args is None:
             frozen = EMPTY
         elif type(args) is str:
             # The server sends objects; a string (an OpenAI habit) is read if it is one.
             raw_args = args
             try:
-                frozen = parse_arguments(args, where)
+                frozen = parse_arguments(args, args_path(path, j))
             except DecodeError as exc:
                 if not lenient:
                     raise
                 invalid.append(InvalidToolCall(call_id or None, name, args, str(exc)))
                 continue
         else:
-            raise DecodeError(f"expected an object, got {type(args).__name__}", where)
-        if _NAME_RE.fullmatch(name) is None:
+            raise DecodeError(
+                f"expected an object, got {type(args).__name__}", f"{path}[{j}].function.arguments"
+            )
+        if not tool_name_ok(name):
             if not lenient:
                 raise DecodeError("invalid tool name", f"{path}[{j}].function.name")
             invalid.append(
@@ -239,7 +261,9 @@ class OllamaProvider(Provider):
         losses = Losses()
         out: list[dict[str, Any]] = []
         names: dict[str, str] = {}
-        for i, m in enumerate(messages):
+        # hot path: one cast for the loop; no per-message cast() call.
+        items: Sequence[Any] = cast("Sequence[Any]", messages)
+        for i, m in enumerate(items):
             try:
                 role = m.role
             except AttributeError:
@@ -249,11 +273,11 @@ class OllamaProvider(Provider):
             if aux_of(m) is not None:
                 own_extras(m, self.name, i, losses)  # ollama keeps no state of its own
             if role is _USER:
-                out.append(self._user(cast("UserMessage", m), i, losses))
+                out.append(self._user(m, i, losses))
             elif role is _ASSISTANT:
-                out.append(self._assistant(cast("AssistantMessage", m), i, losses, names))
+                out.append(self._assistant(m, i, losses, names))
             elif role is _TOOL:
-                out.append(self._tool(cast("ToolResultMessage", m), i, losses, names))
+                out.append(self._tool(m, i, losses, names))
             elif role is _SYSTEM:
                 out.append({"role": "system", "content": m.text})
             elif role is _DEVELOPER:
@@ -334,7 +358,7 @@ class OllamaProvider(Provider):
             wire: list[dict[str, Any]] = []
             for j, tc in enumerate(calls):
                 names[tc.id] = tc.name
-                fn = {"index": j, "name": tc.name, "arguments": thaw(tc.arguments)}
+                fn = {"index": j, "name": tc.name, "arguments": _plain(tc.arguments)}
                 # A derived id was never on the wire: leave it out, as it came.
                 wire.append(
                     {"function": fn} if is_derived_id(tc.id) else {"id": tc.id, "function": fn}
@@ -396,13 +420,16 @@ class OllamaProvider(Provider):
         done_reason = opt_str(b.get("done_reason"), "done_reason")
         usage = _usage(b)
         message = respond(text, thinking or None, self.name, calls, usage, None)
-        return ChatResponse(
+        return new_response(
             message,
             _finish(done_reason, bool(calls or invalid)),
             usage,
             model,
             tuple(invalid),
             done_reason,
+            None,
+            None,
+            None,
         )
 
     @guarded()
@@ -590,7 +617,7 @@ class OllamaStream(StreamAccumulator):
             None,
             self._error_details,
         )
-        return ChatResponse(
+        return new_response(
             message,
             finish,
             self._usage,
