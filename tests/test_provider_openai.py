@@ -764,3 +764,29 @@ def test_fast_usage_and_response_equal_the_dataclasses() -> None:
     assert fast == ChatResponse(
         message, FinishReason.STOP, usage, "m", (), "stop", None, "id", None
     )
+
+
+def test_chunks_of_other_choices_are_not_mixed_in() -> None:
+    events = [
+        _chunk({"content": "first"}),
+        {
+            "id": "s",
+            "choices": [{"index": 1, "delta": {"content": "second"}, "finish_reason": None}],
+        },
+        {"id": "s", "choices": [{"index": 1, "delta": {}, "finish_reason": "length"}]},
+        _chunk(finish="stop"),
+    ]
+    r, deltas = run_stream(P, events)
+    assert (r.text, r.finish_reason) == ("first", FinishReason.STOP)
+    assert len(deltas) == 1
+
+
+def test_custom_tool_calls_are_kept_as_invalid_calls() -> None:
+    calls = [
+        {"id": "c1", "type": "custom", "custom": {"name": "grammar", "input": "SELECT 1"}},
+        {"id": "c2", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+    ]
+    r = P.parse_response(_response({"content": None, "tool_calls": calls}))
+    assert [c.id for c in r.tool_calls] == ["c2"]
+    (bad,) = r.invalid_tool_calls
+    assert (bad.id, bad.name, bad.raw_arguments) == ("c1", "grammar", "SELECT 1")

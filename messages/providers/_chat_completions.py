@@ -1171,6 +1171,9 @@ def _calls(
         tc = item if type(item) is dict else as_mapping(item, f"{path}[{j}]")
         fn = tc.get("function")
         if type(fn) is not dict:
+            if fn is None and tc.get("type") == "custom":
+                invalid.append(_custom_call(tc, f"{path}[{j}]"))
+                continue
             fn = as_mapping(fn, f"{path}[{j}].function")
         name = fn.get("name")
         if type(name) is not str or not name:
@@ -1211,6 +1214,19 @@ def _calls(
         calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
     check_unique_ids(calls, path)
     return tuple(calls), tuple(invalid)
+
+
+def _custom_call(tc: Mapping[str, Any], path: str) -> InvalidToolCall:
+    """An OpenAI custom (free-form input) tool call: kept as an invalid call, its input
+    intact, since its input is not JSON arguments."""
+    custom = as_mapping(tc.get("custom"), f"{path}.custom")
+    call_id = opt_str(tc.get("id"), f"{path}.id")
+    return InvalidToolCall(
+        call_id or None,
+        opt_str(custom.get("name"), f"{path}.custom.name"),
+        opt_str(custom.get("input"), f"{path}.custom.input") or "",
+        f"{path}: a custom tool call has free-form input, not JSON arguments",
+    )
 
 
 def _request_calls(raw: object, path: str, index: int) -> tuple[ToolCall, ...]:
@@ -1370,6 +1386,9 @@ class ChatCompletionsStream(StreamAccumulator):
             ch = choices[0]
             if type(ch) is not dict:
                 ch = as_mapping(ch, "choices[0]")
+            # With n > 1 each chunk carries one choice; only the first answer is read.
+            if ch.get("index", 0) != 0:
+                return out
             delta = ch.get("delta")
             if delta:
                 if type(delta) is not dict:
