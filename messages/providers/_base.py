@@ -371,3 +371,121 @@ def guard(path: str = "") -> Any:
 
 
 _field = field  # re-exported for provider modules that declare dataclasses
+
+
+# -- trusted fast builders ----------------------------------------------------------------
+#
+# hot path: a frozen dataclass __init__ stores each field through object.__setattr__
+# (Usage(...) ~1.3 us, ChatResponse(...) ~1.1 us, StreamDelta(...) ~0.6 us); slot
+# setters bound once take about a third of that. Parsers pass values they already
+# checked. Each builder falls back to the class itself if its fields ever change,
+# so a new field can never be left unset.
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Any, ...] | None:
+    import dataclasses
+
+    if tuple(f.name for f in dataclasses.fields(cls)) != names:
+        return None
+    return tuple(cls.__dict__[n].__set__ for n in names)
+
+
+_USAGE_SET = _slot_setters(
+    Usage,
+    (
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "cached_input_tokens",
+        "cache_creation_input_tokens",
+        "reasoning_tokens",
+    ),
+)
+_RESPONSE_SET = _slot_setters(
+    ChatResponse,
+    (
+        "message",
+        "finish_reason",
+        "usage",
+        "model",
+        "invalid_tool_calls",
+        "provider_finish_reason",
+        "refusal",
+        "id",
+        "error",
+    ),
+)
+_DELTA_SET = _slot_setters(StreamDelta, ("kind", "text", "tool_call"))
+_new_object = object.__new__
+
+
+def make_usage(
+    inp: int,
+    out: int,
+    total: int,
+    cached: int | None = None,
+    created: int | None = None,
+    reasoning: int | None = None,
+) -> Usage:
+    """A Usage from checked counts, without re-validation (trusted fast path)."""
+    if _USAGE_SET is None:  # pragma: no cover - only if Usage's fields change
+        return Usage(inp, out, total, cached, created, reasoning)
+    s0, s1, s2, s3, s4, s5 = _USAGE_SET
+    obj: Usage = _new_object(Usage)
+    s0(obj, inp)
+    s1(obj, out)
+    s2(obj, total)
+    s3(obj, cached)
+    s4(obj, created)
+    s5(obj, reasoning)
+    return obj
+
+
+def make_response(
+    message: AssistantMessage,
+    finish: FinishReason,
+    usage: Usage | None,
+    model: str | None,
+    invalid: tuple[InvalidToolCall, ...] = (),
+    provider_finish_reason: str | None = None,
+    refusal: str | None = None,
+    response_id: str | None = None,
+    error: str | None = None,
+) -> ChatResponse:
+    """A ChatResponse from checked values, without re-validation (trusted fast path)."""
+    if _RESPONSE_SET is None:  # pragma: no cover - only if ChatResponse's fields change
+        return ChatResponse(
+            message,
+            finish,
+            usage,
+            model,
+            invalid,
+            provider_finish_reason,
+            refusal,
+            response_id,
+            error,
+        )
+    s0, s1, s2, s3, s4, s5, s6, s7, s8 = _RESPONSE_SET
+    obj: ChatResponse = _new_object(ChatResponse)
+    s0(obj, message)
+    s1(obj, finish)
+    s2(obj, usage)
+    s3(obj, model)
+    s4(obj, invalid)
+    s5(obj, provider_finish_reason)
+    s6(obj, refusal)
+    s7(obj, response_id)
+    s8(obj, error)
+    return obj
+
+
+def make_text_delta(kind: Literal["text", "reasoning"], text: str) -> StreamDelta:
+    """A text or reasoning StreamDelta from a checked str (trusted fast path)."""
+    if _DELTA_SET is None:  # pragma: no cover - only if StreamDelta's fields change
+        return StreamDelta(kind, text)
+    s0, s1, s2 = _DELTA_SET
+    obj: StreamDelta = _new_object(StreamDelta)
+    s0(obj, kind)
+    s1(obj, text)
+    s2(obj, None)
+    return obj

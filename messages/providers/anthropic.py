@@ -51,6 +51,7 @@ from .._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
+    aux_of,
     trusted_content_message,
     trusted_tool_call_message,
     trusted_tool_result_message,
@@ -78,8 +79,10 @@ from ._base import (
     Usage,
     as_list,
     as_mapping,
-    build_assistant,
     guard,
+    make_response,
+    make_text_delta,
+    make_usage,
     opt_int,
     opt_str,
 )
@@ -109,6 +112,15 @@ STOP_REASONS: dict[str, FinishReason] = {
 _OTHER_PROVIDERS = frozenset(("openai", "groq", "vllm", "ollama", "gemini", "openai_responses"))
 
 _DROP_OTHER_REASONING = "dropped: reasoning is replayed only to the provider that produced it"
+
+
+def _map(value: Any, path: str) -> Mapping[str, Any]:
+    # hot path: decoded JSON objects are plain dicts; the ABC check is the fallback
+    return value if type(value) is dict else as_mapping(value, path)
+
+
+def _list(value: Any, path: str) -> Sequence[Any]:
+    return value if type(value) is list else as_list(value, path)
 
 
 def _decode(exc: ValidationError, path: str) -> DecodeError:
@@ -154,6 +166,7 @@ class _Builder:
         "losses",
         "out",
         "pieces",
+        "results",
         "role",
         "string",
         "unknown",
@@ -164,6 +177,7 @@ class _Builder:
         self.out: list[dict[str, Any]] = []
         self.role: str | None = None
         self.blocks: list[Any] = []
+        self.results: list[Any] = []  # tool_result blocks go first in a user message
         self.string: str | None = None
         self.pieces = 0
         self.first = 0
@@ -173,22 +187,21 @@ class _Builder:
         self.answered: set[str] = set()
 
     def open(self, role: str, index: int) -> None:
-        if role != self.role:
-            self.close()
-            self.role = role
-            self.first = index
-            out = self.out
-            if out and out[-1]["role"] == role:
-                # The message in between was omitted (empty): keep merging.
-                content = out.pop()["content"]
-                if type(content) is str:
-                    self.string = content
-                else:
-                    self.blocks = content
-                self.pieces = 1
-            elif role == "assistant":
-                self.calls = set()
-                self.answered = set()
+        self.close()
+        self.role = role
+        self.first = index
+        out = self.out
+        if out and out[-1]["role"] == role:
+            # The message in between was omitted (empty): keep merging.
+            content = out.pop()["content"]
+            if type(content) is str:
+                self.string = content
+            else:
+                self.blocks = content
+            self.pieces = 1
+        elif role == "assistant":
+            self.calls = set()
+            self.answered = set()
 
     def _flush_string(self) -> None:
         # A second piece turns the first one's string content into a text block.
@@ -207,31 +220,39 @@ class _Builder:
         self.pieces += 1
 
     def add_blocks(self, blocks: list[Any]) -> None:
-        self._flush_string()
+        if self.string is not None:
+            self._flush_string()
         self.blocks.extend(blocks)
+        self.pieces += 1
+
+    def add_result(self, block: dict[str, Any]) -> None:
+        if self.string is not None:
+            self._flush_string()
+        self.results.append(block)
         self.pieces += 1
 
     def close(self) -> None:
         role = self.role
         if role is None:
             return
-        if self.unknown or self.keys:
+        content: Any
+        if self.results or self.unknown or self.keys:
             self._flush_string()
-            blocks = self.blocks
+            blocks = self.results + self.blocks if self.results else self.blocks
             for index, block in sorted(self.unknown, key=_first):
                 blocks.insert(min(index, len(blocks)), block)
             for index, keys in self.keys:
                 if index < len(blocks):
                     blocks[index] = {**blocks[index], **keys}
-        content: Any = self.string
-        if content is None:
-            blocks = self.blocks
-            if role == "user" and len(blocks) > 1:
-                # The API wants every tool_result block before any other block.
-                results = [b for b in blocks if b.get("type") == "tool_result"]
-                if results and len(results) < len(blocks):
-                    blocks = results + [b for b in blocks if b.get("type") != "tool_result"]
             content = blocks
+            self.results = []
+            self.unknown = []
+            self.keys = []
+        elif self.string is not None:
+            content = self.string
+            self.string = None
+        else:
+            content = self.blocks
         if content:
             self.out.append({"role": role, "content": content})
         elif self.pieces:
@@ -242,10 +263,28 @@ class _Builder:
             )
         self.role = None
         self.blocks = []
-        self.string = None
         self.pieces = 0
-        self.unknown = []
-        self.keys = []
+
+
+_SYSTEM, _USER, _ASSISTANT, _TOOL = range(4)
+_KINDS: dict[type, int] = {
+    SystemMessage: _SYSTEM,
+    DeveloperMessage: _SYSTEM,
+    UserMessage: _USER,
+    AssistantMessage: _ASSISTANT,
+    ToolCallMessage: _ASSISTANT,
+    ToolResultMessage: _TOOL,
+}
+
+
+def _kind_of(m: Message, i: int) -> int:
+    """The kind of a message of a user-defined subclass (looked up once per class)."""
+    for base in type(m).__mro__:
+        kind = _KINDS.get(base)
+        if kind is not None:
+            _KINDS[type(m)] = kind
+            return kind
+    raise ValidationError(f"cannot format a message of type {type(m).__name__}", f"messages[{i}]")
 
 
 def _first(item: tuple[int, Any]) -> int:
@@ -361,9 +400,8 @@ def _blocks(
     return out
 
 
-def _own_extras(m: Message, path: str, losses: Losses) -> Mapping[str, Any]:
-    """This provider's extras of ``m``; another provider's opaque items are losses."""
-    extras = m.extras
+def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping[str, Any]:
+    """This provider's extras; another provider's kept blocks are losses."""
     for key, value in extras.items():
         if key in _OTHER_PROVIDERS and isinstance(value, Mapping):
             for item in value.get("unknown", ()):
@@ -416,21 +454,25 @@ class AnthropicProvider(Provider):
         system_kept = False  # blocks kept from a parsed request force the block form
         started = False
         for i, m in enumerate(messages):
-            path = f"messages[{i}]"
+            # hot path: exact-type dispatch, one read of the name/metadata/extras slot
             t = type(m)
-            if m.name is not None:
-                losses.add(
-                    f"{path}.name", "message name", "dropped: Anthropic messages have no name"
-                )
-            own = _own_extras(m, path, losses) if m.extras else EMPTY
-            if (
-                t is SystemMessage
-                or t is DeveloperMessage
-                or isinstance(m, (SystemMessage, DeveloperMessage))
-            ):
+            kind = _KINDS.get(t)
+            if kind is None:
+                kind = _kind_of(m, i)
+            aux = aux_of(m)
+            own: Mapping[str, Any] = EMPTY
+            if aux is not None:
+                path = f"messages[{i}]"
+                if aux[0] is not None:
+                    losses.add(
+                        f"{path}.name", "message name", "dropped: Anthropic messages have no name"
+                    )
+                if aux[2]:
+                    own = _own_extras(aux[2], path, losses)
+            if kind == _SYSTEM:
                 if started:
                     losses.add(
-                        path,
+                        f"messages[{i}]",
                         f"{m.role.value} message after the first turn",
                         "moved to the top-level system prompt",
                     )
@@ -444,12 +486,20 @@ class AnthropicProvider(Provider):
                     system_texts += 1
                 continue
             started = True
-            if t is ToolResultMessage or isinstance(m, ToolResultMessage):
+            if kind == _TOOL:
                 self._tool_result(m, i, b, own)  # type: ignore[arg-type]
                 continue
-            if isinstance(m, AssistantMessage):
-                b.open("assistant", i)
-                content = m.content
+            content = m.content  # type: ignore[attr-defined]
+            if kind == _USER:
+                if b.role != "user":
+                    b.open("user", i)
+                if type(content) is str:
+                    b.add_string(content)
+                else:
+                    b.add_blocks(_blocks(content, _USER_BLOCKS, f"messages[{i}]", losses))
+            else:
+                if b.role != "assistant":
+                    b.open("assistant", i)
                 calls = m.tool_calls
                 if not calls and type(content) is str:
                     b.add_string(content)
@@ -459,20 +509,11 @@ class AnthropicProvider(Provider):
                     elif type(content) is str:
                         blocks = [{"type": "text", "text": content}]
                     else:
-                        blocks = _blocks(content, _ASSISTANT_BLOCKS, path, losses)  # type: ignore[arg-type]
+                        blocks = _blocks(content, _ASSISTANT_BLOCKS, f"messages[{i}]", losses)
                     for k, c in enumerate(calls):
-                        blocks.append(_tool_use(c, f"{path}.tool_calls[{k}]", losses))
+                        blocks.append(_tool_use(c, i, k, losses))
                         b.calls.add(c.id)
                     b.add_blocks(blocks)
-            elif isinstance(m, UserMessage):
-                b.open("user", i)
-                content = m.content
-                if type(content) is str:
-                    b.add_string(content)
-                else:
-                    b.add_blocks(_blocks(content, _USER_BLOCKS, path, losses))  # type: ignore[arg-type]
-            else:
-                raise ValidationError(f"cannot format a message of type {t.__name__}", path)
             if own:
                 self._add_unknown(b, own)
         b.close()
@@ -498,10 +539,11 @@ class AnthropicProvider(Provider):
     def _tool_result(
         self, m: ToolResultMessage, i: int, b: _Builder, own: Mapping[str, Any]
     ) -> None:
-        path = f"messages[{i}]"
         call_id = m.tool_call_id
-        b.open("user", i)
+        if b.role != "user":
+            b.open("user", i)
         if call_id not in b.calls or call_id in b.answered:
+            path = f"messages[{i}]"
             why = (
                 "a second result for the call" if call_id in b.answered else "no matching tool_use"
             )
@@ -516,7 +558,7 @@ class AnthropicProvider(Provider):
             if content:
                 block["content"] = content
         else:
-            inner = _blocks(content, _USER_BLOCKS, path, b.losses)  # type: ignore[arg-type]
+            inner = _blocks(content, _USER_BLOCKS, f"messages[{i}]", b.losses)  # type: ignore[arg-type]
             if own:
                 for index, value in sorted(_unknown_items(own, nested=True), key=_first):
                     inner.insert(min(index, len(inner)), value)
@@ -524,7 +566,7 @@ class AnthropicProvider(Provider):
                 block["content"] = inner
         if m.is_error:
             block["is_error"] = True
-        b.add_blocks([block])
+        b.add_result(block)
         if own:
             self._add_unknown(b, own)
 
@@ -551,7 +593,7 @@ class AnthropicProvider(Provider):
         out: list[Message] = []
         if isinstance(body_or_list, Mapping):
             prefix = "messages"
-            raw = as_list(body_or_list.get("messages"), "messages")
+            raw = _list(body_or_list.get("messages"), "messages")
             system = body_or_list.get("system")
             if system is not None:
                 out.append(_parse_system(system))
@@ -565,7 +607,7 @@ class AnthropicProvider(Provider):
             )
         for i, item in enumerate(raw):
             path = f"{prefix}[{i}]"
-            wire = as_mapping(item, path)
+            wire = _map(item, path)
             role = wire.get("role")
             content = wire.get("content")
             if content is None:
@@ -583,13 +625,16 @@ class AnthropicProvider(Provider):
     @_guard("")
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a Messages API response body (an ``error`` body gives an ERROR response)."""
-        body = as_mapping(body, "")
+        if type(body) is not dict:
+            body = _map(body, "")
         if body.get("type") == "error":
             return _error_response(body.get("error"), "error")
         role = body.get("role")
         if role is not None and role != "assistant":
             raise DecodeError("expected role 'assistant'", "role")
-        blocks = as_list(body.get("content"), "content")
+        blocks = body.get("content")
+        if type(blocks) is not list:
+            blocks = _list(blocks, "content")
         parsed = _parse_assistant_blocks(blocks, "content", lenient=True)
         usage = _usage(body.get("usage"), "usage")
         stop = opt_str(body.get("stop_reason"), "stop_reason")
@@ -598,14 +643,15 @@ class AnthropicProvider(Provider):
         finish = (
             STOP_REASONS.get(stop, FinishReason.OTHER) if stop is not None else FinishReason.OTHER
         )
-        return ChatResponse(
+        return make_response(
             message,
             finish,
             usage,
             model,
             tuple(parsed.invalid),
-            provider_finish_reason=stop,
-            id=opt_str(body.get("id"), "id"),
+            stop,
+            None,
+            opt_str(body.get("id"), "id"),
         )
 
     def stream(self) -> AnthropicStream:
@@ -624,12 +670,12 @@ def _joined_text(blocks: Any) -> str | None:
     return "".join(out)
 
 
-def _tool_use(c: ToolCall, path: str, losses: Losses) -> dict[str, Any]:
+def _tool_use(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any]:
     if c.extras:
         for key in c.extras:
             if key in _OTHER_PROVIDERS:
                 losses.add(
-                    f"{path}.extras.{key}",
+                    f"messages[{i}].tool_calls[{k}].extras.{key}",
                     f"{key} state of the tool call",
                     "dropped: only re-sent to its provider",
                 )
@@ -644,14 +690,14 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
         raw = body_or_list.get("tools")
         if raw is None:
             return []
-        raw = as_list(raw, "tools")
+        raw = _list(raw, "tools")
     else:
         prefix = ""
-        raw = as_list(body_or_list, "")
+        raw = _list(body_or_list, "")
     out = []
     for i, item in enumerate(raw):
         path = f"{prefix}[{i}]"
-        t = as_mapping(item, path)
+        t = _map(item, path)
         if "input_schema" not in t:
             continue  # a server tool (web search, code execution...): not a function
         name = _req_str(t, "name", path)
@@ -671,11 +717,11 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
 def _parse_system(system: Any) -> SystemMessage:
     if type(system) is str:
         return SystemMessage(system)
-    blocks = as_list(system, "system")
+    blocks = _list(system, "system")
     texts = []
     for j, item in enumerate(blocks):
         path = f"system[{j}]"
-        blk = as_mapping(item, path)
+        blk = _map(item, path)
         if blk.get("type") != "text":
             raise DecodeError("system blocks must be text blocks", f"{path}.type")
         texts.append(_req_str(blk, "text", path))
@@ -684,7 +730,7 @@ def _parse_system(system: Any) -> SystemMessage:
 
 
 def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:
-    source = as_mapping(blk.get("source"), f"{path}.source")
+    source = _map(blk.get("source"), f"{path}.source")
     kind = source.get("type")
     try:
         if kind == "base64":
@@ -700,7 +746,7 @@ def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:
 
 
 def _document_part(blk: Mapping[str, Any], path: str) -> FilePart | None:
-    source = as_mapping(blk.get("source"), f"{path}.source")
+    source = _map(blk.get("source"), f"{path}.source")
     kind = source.get("type")
     title = opt_str(blk.get("title"), f"{path}.title")
     spath = f"{path}.source"
@@ -785,14 +831,14 @@ def _parse_user(content: Any, path: str, out: list[Message]) -> None:
     if type(content) is str:
         out.append(UserMessage(content))
         return
-    blocks = as_list(content, f"{path}.content")
+    blocks = _list(content, f"{path}.content")
     parts: list[ContentPart] = []
     unknown: list[FrozenDict] = []
     keys: list[FrozenDict] = []
     produced = 0
     for j, item in enumerate(blocks):
         bpath = f"{path}.content[{j}]"
-        blk = as_mapping(item, bpath)
+        blk = _map(item, bpath)
         kind = blk.get("type")
         if type(kind) is not str:
             raise DecodeError("expected a block type string", f"{bpath}.type")
@@ -844,11 +890,11 @@ def _parse_tool_result(
     elif type(raw) is str:
         content = raw
     else:
-        inner = as_list(raw, f"{path}.content")
+        inner = _list(raw, f"{path}.content")
         parts: list[ContentPart] = []
         for j, item in enumerate(inner):
             spath = f"{path}.content[{j}]"
-            sub = as_mapping(item, spath)
+            sub = _map(item, spath)
             kind = sub.get("type")
             if type(kind) is not str:
                 raise DecodeError("expected a block type string", f"{spath}.type")
@@ -866,10 +912,11 @@ def _parse_tool_result(
 class _Parsed:
     """The blocks of one assistant turn, in order."""
 
-    __slots__ = ("calls", "invalid", "keys", "parts", "unknown")
+    __slots__ = ("calls", "invalid", "keys", "parts", "texts", "unknown")
 
     def __init__(self) -> None:
         self.parts: list[ContentPart] = []
+        self.texts: list[str] = []  # response text (a request keeps TextParts in parts)
         self.calls: list[ToolCall] = []
         self.invalid: list[InvalidToolCall] = []
         self.unknown: list[FrozenDict] = []
@@ -915,12 +962,18 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
     parts = parsed.parts
     for j, blk in enumerate(blocks):
         path = f"{prefix}[{j}]"
-        if not isinstance(blk, Mapping):
+        if type(blk) is not dict and not isinstance(blk, Mapping):
             raise DecodeError(f"expected an object, got {json_type(blk)}", path)
         kind = blk.get("type")
         # hot path: the common block types first, by string equality
         if kind == "text":
-            parts.append(TextPart(_req_str(blk, "text", path)))
+            text = blk.get("text")
+            if type(text) is not str:
+                text = _req_str(blk, "text", path)
+            if lenient:
+                parsed.texts.append(text)
+            else:
+                parts.append(TextPart(text))
         elif kind == "tool_use":
             _tool_call(blk, path, parsed, lenient)
         elif kind == "thinking":
@@ -946,7 +999,7 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
 def _parse_assistant_message(content: Any, path: str) -> AssistantMessage:
     if type(content) is str:
         return AssistantMessage(content)
-    blocks = as_list(content, f"{path}.content")
+    blocks = _list(content, f"{path}.content")
     parsed = _parse_assistant_blocks(blocks, f"{path}.content", lenient=False)
     extras = _own(parsed.unknown, parsed.keys)
     parts = tuple(parsed.parts)
@@ -965,24 +1018,47 @@ def _parse_assistant_message(content: Any, path: str) -> AssistantMessage:
 
 
 def _response_message(parsed: _Parsed, usage: Usage | None) -> AssistantMessage:
-    texts = [p.text for p in parsed.parts if type(p) is TextPart]
-    reasoning = [p for p in parsed.parts if type(p) is ReasoningPart]
-    extras = {NAME: {"unknown": tuple(parsed.unknown)}} if parsed.unknown else None
-    metadata = {"usage": usage.to_dict()} if usage is not None else None
+    """The response's message: reasoning parts first, then the joined text."""
     calls = parsed.calls
-    if calls and len({c.id for c in calls}) != len(calls):
+    if len(calls) > 1 and len({c.id for c in calls}) != len(calls):
         raise DecodeError("duplicate tool_use id within the message", "content")
-    return build_assistant(texts, reasoning, calls, metadata=metadata, extras=extras)
+    texts = parsed.texts
+    text = texts[0] if len(texts) == 1 else "".join(texts)
+    # hot path: every value here is checked and frozen already, so the trusted
+    # builders skip a second validation (build_assistant would redo it).
+    metadata = FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
+    extras = (
+        FrozenDict({NAME: FrozenDict({"unknown": tuple(parsed.unknown)})})
+        if parsed.unknown
+        else EMPTY
+    )
+    content: str | tuple[ContentPart, ...] = text
+    if parsed.parts:  # reasoning (a response keeps no other part here)
+        content = (*parsed.parts, TextPart(text)) if text else tuple(parsed.parts)
+    if calls:
+        return trusted_tool_call_message(
+            ToolCallMessage,
+            tuple(calls),
+            content if content != "" else None,
+            None,
+            metadata,
+            extras,
+        )
+    return trusted_content_message(AssistantMessage, content, None, metadata, extras)
 
 
 def _count(usage: Mapping[str, Any], key: str) -> int | None:
-    return opt_int(usage.get(key), f"usage.{key}")
+    value = usage.get(key)
+    # hot path: a plain non-negative int needs no further checks
+    if type(value) is int and value >= 0:
+        return value
+    return opt_int(value, f"usage.{key}")
 
 
 def _usage(raw: Any, path: str) -> Usage | None:
     if raw is None:
         return None
-    u = as_mapping(raw, path)
+    u = raw if type(raw) is dict else _map(raw, path)
     return _usage_from(
         _count(u, "input_tokens"),
         _count(u, "output_tokens"),
@@ -994,7 +1070,7 @@ def _usage(raw: Any, path: str) -> Usage | None:
 def _usage_from(inp: int | None, out: int | None, creation: int | None, read: int | None) -> Usage:
     total_in = (inp or 0) + (creation or 0) + (read or 0)
     output = out or 0
-    return Usage(total_in, output, total_in + output, read, creation)
+    return make_usage(total_in, output, total_in + output, read, creation)
 
 
 def _error_response(error: Any, path: str) -> ChatResponse:
@@ -1099,7 +1175,7 @@ class AnthropicStream(StreamAccumulator):
             if block.kind != "text":
                 raise DecodeError("text_delta for a non-text block", f"events[{n}].delta.type")
             block.chunks.append(text)
-            return (StreamDelta("text", text),)
+            return (make_text_delta("text", text),)
         if dkind == "input_json_delta":
             part = delta.get("partial_json")
             if type(part) is not str:
@@ -1129,7 +1205,7 @@ class AnthropicStream(StreamAccumulator):
                     "thinking_delta for a non-thinking block", f"events[{n}].delta.type"
                 )
             block.chunks.append(text)
-            return (StreamDelta("reasoning", text),)
+            return (make_text_delta("reasoning", text),)
         if dkind == "signature_delta":
             sig = delta.get("signature")
             if type(sig) is not str:
@@ -1146,7 +1222,7 @@ class AnthropicStream(StreamAccumulator):
 
     def _message_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
         path = f"events[{n}].message"
-        message = as_mapping(event.get("message"), path)
+        message = _map(event.get("message"), path)
         self._started = True
         self._id = opt_str(message.get("id"), f"{path}.id")
         self._model = opt_str(message.get("model"), f"{path}.model")
@@ -1156,7 +1232,7 @@ class AnthropicStream(StreamAccumulator):
     def _take_usage(self, raw: Any, path: str) -> None:
         if raw is None:
             return
-        u = as_mapping(raw, path)
+        u = _map(raw, path)
         for k, key in enumerate(
             (
                 "input_tokens",
@@ -1176,7 +1252,7 @@ class AnthropicStream(StreamAccumulator):
         if index in self._blocks:
             raise DecodeError("block index started twice", f"events[{n}].index")
         path = f"events[{n}].content_block"
-        cb = as_mapping(event.get("content_block"), path)
+        cb = _map(event.get("content_block"), path)
         kind = cb.get("type")
         if kind == "text":
             block = _Block("text")
@@ -1184,7 +1260,7 @@ class AnthropicStream(StreamAccumulator):
             self._blocks[index] = block
             if text:
                 block.chunks.append(text)
-                return (StreamDelta("text", text),)
+                return (make_text_delta("text", text),)
             return _EMPTY_DELTAS
         if kind == "tool_use":
             call_id = _req_str(cb, "id", path)
@@ -1207,7 +1283,7 @@ class AnthropicStream(StreamAccumulator):
             self._blocks[index] = block
             if text:
                 block.chunks.append(text)
-                return (StreamDelta("reasoning", text),)
+                return (make_text_delta("reasoning", text),)
             return _EMPTY_DELTAS
         if kind == "redacted_thinking":
             block = _Block("redacted_thinking")
@@ -1230,7 +1306,7 @@ class AnthropicStream(StreamAccumulator):
     def _message_delta(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
         delta = event.get("delta")
         if delta is not None:
-            delta = as_mapping(delta, f"events[{n}].delta")
+            delta = _map(delta, f"events[{n}].delta")
             stop = opt_str(delta.get("stop_reason"), f"events[{n}].delta.stop_reason")
             if stop is not None:
                 self._stop = stop
@@ -1264,7 +1340,7 @@ class AnthropicStream(StreamAccumulator):
             block = self._blocks[index]
             kind = block.kind
             if kind == "text":
-                parsed.parts.append(TextPart("".join(block.chunks)))
+                parsed.texts.append("".join(block.chunks))
             elif kind == "thinking":
                 parsed.parts.append(
                     ReasoningPart("".join(block.chunks), block.signature, False, NAME)

@@ -99,9 +99,11 @@ from ._base import (
     Usage,
     as_list,
     as_mapping,
-    build_assistant,
     derive_call_id,
     guard,
+    make_response,
+    make_text_delta,
+    make_usage,
     opt_int,
     opt_str,
 )
@@ -157,6 +159,15 @@ def _finish_reason(raw: str | None, has_calls: bool) -> FinishReason:
     if reason is FinishReason.STOP and has_calls:
         return FinishReason.TOOL_CALLS
     return reason
+
+
+def _map(value: Any, path: str) -> Mapping[str, Any]:
+    # hot path: decoded JSON objects are plain dicts; the ABC check is the fallback
+    return value if type(value) is dict else as_mapping(value, path)
+
+
+def _list(value: Any, path: str) -> Sequence[Any]:
+    return value if type(value) is list else as_list(value, path)
 
 
 def _decode(exc: ValidationError, path: str) -> DecodeError:
@@ -809,7 +820,7 @@ class GeminiProvider(Provider):
         out: list[Message] = []
         if isinstance(body_or_list, Mapping):
             prefix = "contents"
-            raw = as_list(body_or_list.get("contents"), "contents")
+            raw = _list(body_or_list.get("contents"), "contents")
             system = body_or_list.get("systemInstruction", body_or_list.get("system_instruction"))
             if system is not None:
                 out.append(_parse_system(system))
@@ -824,9 +835,9 @@ class GeminiProvider(Provider):
         pending: list[list[Any]] = []  # [call id, name, answered] of the latest model content
         for ci, item in enumerate(raw):
             path = f"{prefix}[{ci}]"
-            content = as_mapping(item, path)
+            content = _map(item, path)
             role = content.get("role", "user")
-            parts = as_list(content.get("parts", ()), f"{path}.parts")
+            parts = _list(content.get("parts", ()), f"{path}.parts")
             if role == "model":
                 message, calls = _parse_model_content(parts, path, ci)
                 out.append(message)
@@ -847,7 +858,7 @@ class GeminiProvider(Provider):
         A body with no candidates is a blocked prompt (CONTENT_FILTER) when
         ``promptFeedback.blockReason`` says so, else a DecodeError at ``candidates``.
         """
-        body = as_mapping(body, "")
+        body = _map(body, "")
         if isinstance(body.get("error"), Mapping):
             return _error_response(body["error"], "error")
         usage = _usage(body.get("usageMetadata"), "usageMetadata")
@@ -855,7 +866,7 @@ class GeminiProvider(Provider):
         response_id = opt_str(body.get("responseId"), "responseId")
         candidates = body.get("candidates")
         if candidates is not None:
-            candidates = as_list(candidates, "candidates")
+            candidates = _list(candidates, "candidates")
         if not candidates:
             block = _block_reason(body.get("promptFeedback"))
             if block is None:
@@ -870,26 +881,27 @@ class GeminiProvider(Provider):
                 model,
                 id=response_id,
             )
-        cand = as_mapping(candidates[0], "candidates[0]")
+        cand = _map(candidates[0], "candidates[0]")
         raw_finish = opt_str(cand.get("finishReason"), "candidates[0].finishReason")
         acc = _Collector(response_id or "")
         content = cand.get("content")
         if content is not None:
-            content = as_mapping(content, "candidates[0].content")
+            content = _map(content, "candidates[0].content")
             parts = content.get("parts")
             if parts is not None:
                 prefix = "candidates[0].content.parts"
-                for pi, part in enumerate(as_list(parts, prefix)):
+                for pi, part in enumerate(_list(parts, prefix)):
                     acc.part(part, f"{prefix}[{pi}]", pi)
         message = acc.message(usage)
-        return ChatResponse(
+        return make_response(
             message,
             _finish_reason(raw_finish, acc.ordinal > 0),
             usage,
             model,
             tuple(acc.invalid),
-            provider_finish_reason=raw_finish,
-            id=response_id,
+            raw_finish,
+            None,
+            response_id,
         )
 
     def stream(self) -> GeminiStream:
@@ -944,20 +956,20 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
         raw = body_or_list.get("tools")
         if raw is None:
             return []
-        raw = as_list(raw, "tools")
+        raw = _list(raw, "tools")
     else:
         prefix = ""
-        raw = as_list(body_or_list, "")
+        raw = _list(body_or_list, "")
     out = []
     for i, item in enumerate(raw):
         path = f"{prefix}[{i}]"
-        tool = as_mapping(item, path)
+        tool = _map(item, path)
         decls = tool.get("functionDeclarations", tool.get("function_declarations"))
         if decls is None:
             continue  # googleSearch, codeExecution...: not functions
-        for k, d in enumerate(as_list(decls, f"{path}.functionDeclarations")):
+        for k, d in enumerate(_list(decls, f"{path}.functionDeclarations")):
             dpath = f"{path}.functionDeclarations[{k}]"
-            decl = as_mapping(d, dpath)
+            decl = _map(d, dpath)
             name = _req_str(decl, "name", dpath)
             description = opt_str(decl.get("description"), f"{dpath}.description") or name
             params = decl.get("parameters", decl.get("parametersJsonSchema"))
@@ -978,13 +990,13 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
 def _parse_system(system: Any) -> SystemMessage:
     if type(system) is str:
         return SystemMessage(system)
-    sysmap = as_mapping(system, "systemInstruction")
-    parts = as_list(sysmap.get("parts", ()), "systemInstruction.parts")
+    sysmap = _map(system, "systemInstruction")
+    parts = _list(sysmap.get("parts", ()), "systemInstruction.parts")
     texts = []
     plain = True
     for j, item in enumerate(parts):
         path = f"systemInstruction.parts[{j}]"
-        part = as_mapping(item, path)
+        part = _map(item, path)
         texts.append(_req_str(part, "text", path))
         plain = plain and len(part) == 1
     text = "".join(texts)
@@ -1000,7 +1012,7 @@ def _audio_format(media_type: str) -> str:
 
 
 def _media_part(part: Mapping[str, Any], kind: str, path: str) -> ContentPart:
-    blob = as_mapping(part[kind], f"{path}.{kind}")
+    blob = _map(part[kind], f"{path}.{kind}")
     bpath = f"{path}.{kind}"
     media_type = _req_str(blob, "mimeType", bpath)
     try:
@@ -1070,7 +1082,7 @@ def _tool_message(
     if not name:
         raise DecodeError("must not be empty", f"{path}.name")
     wire_id = opt_str(fr.get("id"), f"{path}.id") or None
-    response = as_mapping(fr.get("response"), f"{path}.response")
+    response = _map(fr.get("response"), f"{path}.response")
     call_id = None
     if wire_id is not None:
         call_id = wire_id
@@ -1126,12 +1138,12 @@ def _parse_user_content(
     produced = 0
     for pi, item in enumerate(parts):
         ppath = f"{path}.parts[{pi}]"
-        part = as_mapping(item, ppath)
+        part = _map(item, ppath)
         if "text" in part:
             user_parts.append(TextPart(_req_str(part, "text", ppath)))
             _part_keys(part, "text", pi, ppath, keys)
         elif "functionResponse" in part:
-            fr = as_mapping(part["functionResponse"], f"{ppath}.functionResponse")
+            fr = _map(part["functionResponse"], f"{ppath}.functionResponse")
             own_keys: list[FrozenDict] = []
             _part_keys(part, "functionResponse", pi, ppath, own_keys)
             out.append(_tool_message(fr, f"{ppath}.functionResponse", ci, pi, pending, own_keys))
@@ -1185,7 +1197,7 @@ class _Collector:
         self.keys: list[FrozenDict] = []
 
     def part(self, item: Any, path: str, pi: int, *, lenient: bool = True) -> None:
-        part = as_mapping(item, path)
+        part = _map(item, path)
         text = part.get("text")
         if text is not None:
             if type(text) is not str:
@@ -1200,7 +1212,7 @@ class _Collector:
             if not lenient:
                 _part_keys(part, "text", pi, path, self.keys)
         elif "functionCall" in part:
-            fc = as_mapping(part["functionCall"], f"{path}.functionCall")
+            fc = _map(part["functionCall"], f"{path}.functionCall")
             self.function_call(fc, f"{path}.functionCall", _sig(part, path), lenient)
             if not lenient:
                 _part_keys(part, "functionCall", pi, path, self.keys)
@@ -1243,17 +1255,40 @@ class _Collector:
         self.calls.append(ToolCall._trusted(call_id, name, frozen, _call_extras(sig), None))
 
     def message(self, usage: Usage | None) -> AssistantMessage:
-        texts = [p.text for p in self.parts if type(p) is TextPart]
-        reasoning = [p for p in self.parts if type(p) is ReasoningPart]
+        """The turn as a response message: reasoning parts first, then the joined text."""
+        texts: list[str] = []
+        reasoning: list[ContentPart] = []
+        for p in self.parts:
+            if type(p) is TextPart:
+                texts.append(p.text)
+            else:
+                reasoning.append(p)
+        text = texts[0] if len(texts) == 1 else "".join(texts)
         own: dict[str, Any] = {}
         if self.text_signature is not None:
             own["text_signature"] = self.text_signature
-        if self.unknown:
-            own["unknown"] = tuple(self.unknown)
-        metadata = {"usage": usage.to_dict()} if usage is not None else None
-        return build_assistant(
-            texts, reasoning, self.calls, metadata=metadata, extras={NAME: own} if own else None
+        # hot path: every value here is checked and frozen already, so the trusted
+        # builders skip a second validation (build_assistant would redo it).
+        extras = _own(own, self.unknown, ())
+        metadata = (
+            FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
         )
+        content: str | tuple[ContentPart, ...] = text
+        if reasoning:
+            content = (*reasoning, TextPart(text)) if text else tuple(reasoning)
+        calls = self.calls
+        if calls:
+            if len(calls) > 1 and len({c.id for c in calls}) != len(calls):
+                raise DecodeError("duplicate functionCall id within the candidate", "candidates[0]")
+            return trusted_tool_call_message(
+                ToolCallMessage,
+                tuple(calls),
+                content if content != "" else None,
+                None,
+                metadata,
+                extras,
+            )
+        return trusted_content_message(AssistantMessage, content, None, metadata, extras)
 
 
 def _call_extras(sig: str | None) -> FrozenDict:
@@ -1297,13 +1332,17 @@ def _parse_model_content(
 
 
 def _count(u: Mapping[str, Any], key: str, path: str) -> int | None:
-    return opt_int(u.get(key), f"{path}.{key}")
+    value = u.get(key)
+    # hot path: a plain non-negative int needs no further checks
+    if type(value) is int and value >= 0:
+        return value
+    return opt_int(value, f"{path}.{key}")
 
 
 def _usage(raw: Any, path: str) -> Usage | None:
     if raw is None:
         return None
-    u = as_mapping(raw, path)
+    u = _map(raw, path)
     prompt = _count(u, "promptTokenCount", path) or 0
     candidates = _count(u, "candidatesTokenCount", path) or 0
     thoughts = _count(u, "thoughtsTokenCount", path)
@@ -1312,13 +1351,13 @@ def _usage(raw: Any, path: str) -> Usage | None:
     cached = _count(u, "cachedContentTokenCount", path)
     if total is None:
         total = prompt + output + (_count(u, "toolUsePromptTokenCount", path) or 0)
-    return Usage(prompt, output, total, cached, None, thoughts)
+    return make_usage(prompt, output, total, cached, None, thoughts)
 
 
 def _block_reason(feedback: Any) -> str | None:
     if feedback is None:
         return None
-    fb = as_mapping(feedback, "promptFeedback")
+    fb = _map(feedback, "promptFeedback")
     return opt_str(fb.get("blockReason"), "promptFeedback.blockReason") or None
 
 
@@ -1472,7 +1511,7 @@ class GeminiStream(StreamAccumulator):
         "_reasoning_sig",
         "_seen",
         "_text",
-        "_usage",
+        "_usage_raw",
     )
 
     def __init__(self) -> None:
@@ -1483,7 +1522,7 @@ class GeminiStream(StreamAccumulator):
         self._reasoning_sig: str | None = None
         self._open: _PartialCall | None = None
         self._finish: str | None = None
-        self._usage: Usage | None = None
+        self._usage_raw: tuple[Any, str] | None = None
         self._model: str | None = None
         self._id: str | None = None
         self._block: str | None = None
@@ -1501,14 +1540,15 @@ class GeminiStream(StreamAccumulator):
         base = f"events[{n}]"
         error = event.get("error")
         if error is not None:
-            err = as_mapping(error, f"{base}.error")
+            err = _map(error, f"{base}.error")
             status = opt_str(err.get("status"), f"{base}.error.status")
             msg = opt_str(err.get("message"), f"{base}.error.message")
             self._error = ": ".join(x for x in (status, msg) if x) or "error"
             return ()
         usage = event.get("usageMetadata")
         if usage is not None:
-            self._usage = _usage(usage, f"{base}.usageMetadata")
+            # A running snapshot: only the last one counts, so it is checked once, at finish.
+            self._usage_raw = (usage, f"{base}.usageMetadata")
         response_id = event.get("responseId")
         if response_id is not None:
             self._id = opt_str(response_id, f"{base}.responseId")
@@ -1519,25 +1559,25 @@ class GeminiStream(StreamAccumulator):
             self._model = opt_str(model, f"{base}.modelVersion")
         feedback = event.get("promptFeedback")
         if feedback is not None:
-            fb = as_mapping(feedback, f"{base}.promptFeedback")
+            fb = _map(feedback, f"{base}.promptFeedback")
             reason = opt_str(fb.get("blockReason"), f"{base}.promptFeedback.blockReason")
             if reason:
                 self._block = reason
         candidates = event.get("candidates")
         if not candidates:
             if candidates is not None:
-                as_list(candidates, f"{base}.candidates")
+                _list(candidates, f"{base}.candidates")
             return ()
-        cand = as_mapping(as_list(candidates, f"{base}.candidates")[0], f"{base}.candidates[0]")
+        cand = _map(_list(candidates, f"{base}.candidates")[0], f"{base}.candidates[0]")
         self._candidates = True
         deltas: list[StreamDelta] = []
         content = cand.get("content")
         if content is not None:
-            content = as_mapping(content, f"{base}.candidates[0].content")
+            content = _map(content, f"{base}.candidates[0].content")
             parts = content.get("parts")
             if parts is not None:
                 prefix = f"{base}.candidates[0].content.parts"
-                for pi, item in enumerate(as_list(parts, prefix)):
+                for pi, item in enumerate(_list(parts, prefix)):
                     self._part(item, f"{prefix}[{pi}]", deltas)
         finish = cand.get("finishReason")
         if finish is not None:
@@ -1545,7 +1585,7 @@ class GeminiStream(StreamAccumulator):
         return tuple(deltas)
 
     def _part(self, item: Any, path: str, deltas: list[StreamDelta]) -> None:
-        part = as_mapping(item, path)
+        part = _map(item, path)
         self._seen += 1
         text = part.get("text")
         # hot path: text fragments are nearly every part
@@ -1556,14 +1596,14 @@ class GeminiStream(StreamAccumulator):
                 if sig is not None:
                     self._reasoning_sig = sig
                 if text:
-                    deltas.append(StreamDelta("reasoning", text))
+                    deltas.append(make_text_delta("reasoning", text))
                 return
             self._close_reasoning()
             if "thoughtSignature" in part:
                 self._acc.text_signature = _sig(part, path)
             if text:
                 self._text.append(text)
-                deltas.append(StreamDelta("text", text))
+                deltas.append(make_text_delta("text", text))
             return
         if text is not None:
             raise DecodeError(f"expected a string, got {json_type(text)}", f"{path}.text")
@@ -1575,7 +1615,7 @@ class GeminiStream(StreamAccumulator):
                 return
             self._acc.unknown.append(_unknown(part, self._seen, path))
             return
-        fc = as_mapping(fc, f"{path}.functionCall")
+        fc = _map(fc, f"{path}.functionCall")
         self._function_call(fc, f"{path}.functionCall", _sig(part, path), deltas)
 
     def _close_reasoning(self) -> None:
@@ -1627,9 +1667,9 @@ class GeminiStream(StreamAccumulator):
         if sig is not None and call.sig is None:
             call.sig = sig
         if partial is not None:
-            for j, fragment in enumerate(as_list(partial, f"{path}.partialArgs")):
+            for j, fragment in enumerate(_list(partial, f"{path}.partialArgs")):
                 where = f"{path}.partialArgs[{j}]"
-                call.apply(as_mapping(fragment, where), where)
+                call.apply(_map(fragment, where), where)
         if not cont:
             self._close_partial(deltas)
 
@@ -1676,7 +1716,7 @@ class GeminiStream(StreamAccumulator):
                 id=self._id,
                 error=self._error,
             )
-        usage = self._usage
+        usage = _usage(*self._usage_raw) if self._usage_raw is not None else None
         if not self._candidates and self._block is not None:
             metadata: dict[str, Any] = {"prompt_block_reason": self._block}
             if usage is not None:
