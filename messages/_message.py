@@ -26,6 +26,7 @@ from ._tool_call import ToolCall
 from .errors import ValidationError
 
 if TYPE_CHECKING:
+    from ._registry import MessageRegistry
     from ._tool_result import ToolResult
 
 __all__ = [
@@ -178,6 +179,17 @@ class Message:
     def with_extras(self: M, extras: Mapping[str, Any] | None) -> M:
         """Return a copy with other extras."""
         return dataclasses.replace(self, extras=EMPTY if extras is None else extras)
+
+    # -- the canonical dict (see _codec) ---------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """This message as its canonical dict (OpenAI chat shape plus id, metadata, extras, created_at)."""
+        return _codec.message_to_dict(self)
+
+    @classmethod
+    def from_dict(cls: type[M], d: Mapping[str, Any], registry: MessageRegistry | None = None) -> M:
+        """Decode a canonical message dict; on a subclass, the dict must decode as that class."""
+        return _codec.message_from_dict(cls, d, registry)
 
     # -- value semantics ------------------------------------------------------------
 
@@ -739,3 +751,8 @@ def trusted_tool_result_message(
     _set_tr_tool_name(self, tool_name)
     _trusted_common(self, name, metadata, extras, id, created_at)
     return self
+
+
+# At the bottom on purpose: _codec imports this module (import-cycle safe), and
+# Message.to_dict / from_dict reach it through this module global (~20 ns).
+from . import _codec  # noqa: E402

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import ValidationError
 
@@ -37,6 +39,15 @@ class TextPart:
 
     def __post_init__(self) -> None:
         _str(self.text, "text")
+
+    def to_dict(self) -> dict[str, Any]:
+        """This part as its canonical (OpenAI-shaped) dict."""
+        return _part_codec.part_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TextPart:
+        """Decode a canonical part dict of this type; DecodeError otherwise."""
+        return _part_codec.part_from_dict(d, cls)
 
     def __repr__(self) -> str:
         return f"TextPart(len={len(self.text)})"
@@ -90,6 +101,15 @@ class ImagePart:
         """True when the image is referenced by URL rather than carried inline."""
         return self.data is None
 
+    def to_dict(self) -> dict[str, Any]:
+        """This part as its canonical (OpenAI-shaped) dict."""
+        return _part_codec.part_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ImagePart:
+        """Decode a canonical part dict of this type; DecodeError otherwise."""
+        return _part_codec.part_from_dict(d, cls)
+
     def __repr__(self) -> str:
         if self.data is not None:
             return f"ImagePart(media_type={self.media_type!r}, data_len={len(self.data)})"
@@ -125,6 +145,15 @@ class AudioPart:
         if not self.format:
             raise ValidationError("format must not be empty", "format")
 
+    def to_dict(self) -> dict[str, Any]:
+        """This part as its canonical (OpenAI-shaped) dict."""
+        return _part_codec.part_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> AudioPart:
+        """Decode a canonical part dict of this type; DecodeError otherwise."""
+        return _part_codec.part_from_dict(d, cls)
+
     def __repr__(self) -> str:
         return f"AudioPart(format={self.format!r}, data_len={len(self.data)})"
 
@@ -145,6 +174,15 @@ class FilePart:
         _opt_str(self.media_type, "media_type")
         if self.data is None and not self.file_id:
             raise ValidationError("at least one of data or file_id is required", "data")
+
+    def to_dict(self) -> dict[str, Any]:
+        """This part as its canonical (OpenAI-shaped) dict."""
+        return _part_codec.part_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> FilePart:
+        """Decode a canonical part dict of this type; DecodeError otherwise."""
+        return _part_codec.part_from_dict(d, cls)
 
     def __repr__(self) -> str:
         size = "none" if self.data is None else str(len(self.data))
@@ -171,6 +209,15 @@ class ReasoningPart:
         if type(self.redacted) is not bool:
             raise ValidationError(f"expected bool, got {type(self.redacted).__name__}", "redacted")
 
+    def to_dict(self) -> dict[str, Any]:
+        """This part as its canonical (OpenAI-shaped) dict."""
+        return _part_codec.part_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ReasoningPart:
+        """Decode a canonical part dict of this type; DecodeError otherwise."""
+        return _part_codec.part_from_dict(d, cls)
+
     def __repr__(self) -> str:
         return (
             f"ReasoningPart(len={len(self.text)}, signed={self.signature is not None}, "
@@ -182,3 +229,8 @@ ContentPart = TextPart | ImagePart | AudioPart | FilePart | ReasoningPart
 """Any one content part."""
 
 PART_TYPES: frozenset[type] = frozenset((TextPart, ImagePart, AudioPart, FilePart, ReasoningPart))
+
+
+# At the bottom on purpose: _part_codec imports this module (import-cycle safe),
+# and the to_dict / from_dict methods reach it through this module global.
+from . import _part_codec  # noqa: E402

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ._frozen import EMPTY, freeze
 from ._json import loads
@@ -32,6 +34,15 @@ class ToolCallDelta:
             v = getattr(self, field)
             if v is not None and type(v) is not str:
                 raise ValidationError(f"expected str or None, got {type(v).__name__}", field)
+
+    def to_dict(self) -> dict[str, Any]:
+        """This fragment in the OpenAI streaming shape ``{"index", "id"?, "type"?, "function"}``."""
+        return _codec.tool_call_delta_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ToolCallDelta:
+        """Decode a streamed tool-call fragment dict; DecodeError on bad input."""
+        return _codec.tool_call_delta_from_dict(d)
 
     def __repr__(self) -> str:
         size = 0 if self.arguments_delta is None else len(self.arguments_delta)
@@ -146,3 +157,8 @@ class ToolCallAccumulator:
     ) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
         """Both lists at once; ``id_for(index, name)`` supplies ids the stream left out."""
         return self._split(id_for)
+
+
+# At the bottom on purpose: _codec imports this module (import-cycle safe), and
+# the to_dict / from_dict methods reach it through this module global.
+from . import _codec  # noqa: E402

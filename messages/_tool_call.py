@@ -113,6 +113,15 @@ class ToolCall:
         """Return a copy with other arguments."""
         return ToolCall(self.id, self.name, arguments, extras=self.extras)
 
+    def to_dict(self) -> dict[str, Any]:
+        """This call as ``{"id", "type": "function", "function": {"name", "arguments"}}`` plus extras."""
+        return _part_codec.tool_call_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ToolCall:
+        """Decode a canonical tool call dict (``arguments`` as JSON text or an object)."""
+        return _part_codec.tool_call_from_dict(d)
+
     def __repr__(self) -> str:
         return f"ToolCall(id={self.id!r}, name={self.name!r}, arguments={len(self.arguments)} keys)"
 
@@ -238,3 +247,8 @@ def _misfit(cls: object, missing: list[str], unknown: list[str]) -> str:
         bits.append("unexpected " + ", ".join(unknown))
     detail = "; ".join(bits) if bits else "wrong argument types"
     return f"arguments do not fit {_name_of(cls)}: {detail}"
+
+
+# At the bottom on purpose: _part_codec imports this module (import-cycle safe),
+# and ToolCall.to_dict / from_dict reach it through this module global.
+from . import _part_codec  # noqa: E402

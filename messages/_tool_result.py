@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,9 +61,23 @@ class ToolResult:
             self.tool_call_id, self.content, self.is_error, self.tool_name, **kwargs
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """This result as ``{"tool_call_id", "content", "is_error"?, "tool_name"?}``."""
+        return _codec.tool_result_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ToolResult:
+        """Decode a tool result dict; DecodeError on bad input."""
+        return _codec.tool_result_from_dict(d)
+
     def __repr__(self) -> str:
         size = len(self.content) if type(self.content) is str else len(self.text)
         return (
             f"ToolResult(tool_call_id={self.tool_call_id!r}, is_error={self.is_error}, "
             f"text_len={size})"
         )
+
+
+# At the bottom on purpose: _codec imports this module (import-cycle safe), and
+# the to_dict / from_dict methods reach it through this module global.
+from . import _codec  # noqa: E402
