@@ -1,0 +1,403 @@
+"""A thread-safe conversation that refuses an illegal turn order.
+
+The rules are in ``_ordering``; this module keeps the messages, an id index and
+the ordering state under one lock. Readers get immutable snapshots (tuples of
+the message objects themselves, cached until the next change, so repeated
+snapshots cost nothing). A rejected change raises and leaves the history exactly
+as it was.
+
+Besides the ordering rules, a history refuses a second message with an id it
+already holds (rule ``duplicate_id``), so that ``get``/``replace``/``remove`` by
+id are unambiguous.
+
+Hot path: a message formats its auto-generated id lazily (``_ids``; ~1 µs), and
+``add`` must not pay for that. A message whose id was never read still holds its
+unique int stamp, which no other message can share; the index keys such messages
+by the stamp (``_raw``) and everything else by the id string (``_ids``). The
+stamps are converted to strings, once each, only when a lookup by id needs them
+or a message with an id string is added (it could be a copy of a stamped one).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._collections import _decode_messages
+from ._json import dumps_compact, json_type, loads
+from ._message import Message, raw_stamp
+from ._ordering import (
+    _KIND_OF,
+    DEVELOPER,
+    INSTRUCTIONS,
+    SYSTEM,
+    OrderingPolicy,
+    OrderingState,
+    advance,
+    check_sequence,
+    kind_of,
+)
+from ._tokens import estimate_tokens
+from ._tool_call import ToolCall
+from .errors import DecodeError, OrderingError, ValidationError
+
+if TYPE_CHECKING:
+    from ._registry import MessageRegistry
+
+__all__ = ["ConversationHistory"]
+
+_NKINDS = 6
+
+
+def _duplicate(message_id: str, index: int) -> OrderingError:
+    return OrderingError(
+        f"a message with id {message_id!r} is already in the history",
+        rule="duplicate_id",
+        index=index,
+    )
+
+
+class ConversationHistory:
+    """An ordered, thread-safe conversation checked against an :class:`OrderingPolicy`.
+
+    ``add`` is O(1): the policy's transition table and the set of pending tool
+    calls are checked against a small state instead of the whole sequence.
+    """
+
+    __slots__ = ("_ids", "_items", "_lock", "_policy", "_raw", "_snapshot", "_state")
+
+    _items: list[Message]
+    _ids: dict[str, int]
+    _raw: dict[int, int]
+    _snapshot: tuple[Message, ...] | None
+    _state: OrderingState
+
+    def __init__(
+        self, messages: Iterable[Message] = (), *, policy: OrderingPolicy | None = None
+    ) -> None:
+        if policy is None:
+            policy = OrderingPolicy.strict()
+        elif not isinstance(policy, OrderingPolicy):
+            raise ValidationError(
+                f"expected an OrderingPolicy, got {type(policy).__name__}", "policy"
+            )
+        self._policy = policy
+        # An RLock, so a callback (a token counter) that reads the history cannot deadlock.
+        self._lock = threading.RLock()
+        self._items = []
+        self._ids = {}
+        self._raw = {}
+        self._snapshot = ()
+        self._state = OrderingState(policy)
+        if messages:
+            self.extend(messages)
+
+    @property
+    def policy(self) -> OrderingPolicy:
+        """The ordering policy this history enforces."""
+        return self._policy
+
+    # -- adding ------------------------------------------------------------------------
+
+    def add(self, message: Message) -> None:
+        """Append one message, or raise OrderingError and change nothing."""
+        # hot path: one lock, an O(1) id check (no id formatting, see the module
+        # docstring), an O(1) table lookup and a list append.
+        with self._lock:
+            items = self._items
+            i = len(items)
+            if message.__class__ not in _KIND_OF:
+                kind_of(message, i)  # a non-message raises here, before its id is read
+            stamp = raw_stamp(message)
+            if stamp is not None:
+                raw = self._raw
+                if stamp in raw:
+                    raise _duplicate(message.id, i)
+                advance(self._state, message, i)
+                raw[stamp] = i
+            else:
+                if self._raw:
+                    self._settle()
+                mid = message.id
+                ids = self._ids
+                if mid in ids:
+                    raise _duplicate(mid, i)
+                advance(self._state, message, i)
+                ids[mid] = i
+            items.append(message)
+            self._snapshot = None
+
+    def extend(self, messages: Iterable[Message]) -> None:
+        """Append several messages: all of them, or none (OrderingError) if any is illegal."""
+        batch = list(messages)
+        if not batch:
+            return
+        with self._lock:
+            state = self._state.copy()
+            n = len(self._items)
+            raw, ids = self._raw, self._ids
+            new_raw: dict[int, int] = {}
+            new_ids: dict[str, int] = {}
+            for k, m in enumerate(batch):
+                j = n + k
+                if m.__class__ not in _KIND_OF:
+                    kind_of(m, j)
+                stamp = raw_stamp(m)
+                if stamp is not None:
+                    if stamp in raw or stamp in new_raw:
+                        raise _duplicate(m.id, j)
+                    new_raw[stamp] = j
+                else:
+                    if raw:
+                        self._settle()  # changes only how the index is keyed
+                    mid = m.id
+                    if mid in ids or mid in new_ids:
+                        raise _duplicate(mid, j)
+                    new_ids[mid] = j
+                advance(state, m, j)
+            self._items.extend(batch)
+            raw.update(new_raw)
+            ids.update(new_ids)
+            self._state = state
+            self._snapshot = None
+
+    def _settle(self) -> None:
+        """Key every stamp-keyed message by its id string (formats those ids once)."""
+        items, ids = self._items, self._ids
+        for i in self._raw.values():
+            ids[items[i].id] = i
+        self._raw.clear()
+
+    def _id_index(self) -> dict[str, int]:
+        if self._raw:
+            self._settle()
+        return self._ids
+
+    # -- reading -----------------------------------------------------------------------
+
+    def messages(self) -> tuple[Message, ...]:
+        """An immutable snapshot of the messages (the message objects are shared, not copied)."""
+        with self._lock:
+            snap = self._snapshot
+            if snap is None:
+                snap = self._snapshot = tuple(self._items)
+            return snap
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self.messages())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def len(self) -> int:
+        """The number of messages (same as ``len(history)``)."""
+        return len(self._items)
+
+    @property
+    def last(self) -> Message | None:
+        """The last message, or None when empty."""
+        with self._lock:
+            items = self._items
+            return items[-1] if items else None
+
+    def get(self, id: str, default: Message | None = None) -> Message | None:
+        """The message with this id, or ``default``; O(1)."""
+        with self._lock:
+            i = self._id_index().get(id)
+            return default if i is None else self._items[i]
+
+    def __contains__(self, id: object) -> bool:
+        """Whether a message with this id is in the history."""
+        with self._lock:
+            return id in self._id_index()
+
+    @property
+    def pending_tool_calls(self) -> tuple[ToolCall, ...]:
+        """The calls of the last tool-call message that have no result yet, in call order."""
+        with self._lock:
+            return tuple(self._state.pending.values())
+
+    def validate(self) -> None:
+        """Check the whole sequence from scratch; raise OrderingError at the first violation."""
+        snap = self.messages()
+        check_sequence(self._policy, snap)
+        seen: set[str] = set()
+        for i, m in enumerate(snap):
+            if m.id in seen:
+                raise _duplicate(m.id, i)
+            seen.add(m.id)
+
+    def __repr__(self) -> str:
+        with self._lock:
+            n, pending = len(self._items), len(self._state.pending)
+        return f"ConversationHistory(len={n}, policy={self._policy.name}, pending={pending})"
+
+    # -- changing ----------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Remove every message."""
+        with self._lock:
+            self._items = []
+            self._ids = {}
+            self._raw = {}
+            self._snapshot = ()
+            self._state = OrderingState(self._policy)
+
+    def _commit(self, items: list[Message], state: OrderingState) -> None:
+        ids: dict[str, int] = {}
+        raw: dict[int, int] = {}
+        for i, m in enumerate(items):
+            stamp = raw_stamp(m)
+            if stamp is None:
+                ids[m.id] = i
+            else:
+                raw[stamp] = i
+        self._items = items
+        self._ids = ids
+        self._raw = raw
+        self._state = state
+        self._snapshot = None
+
+    def replace(self, id: str, message: Message) -> Message:
+        """Put ``message`` where the message with ``id`` is; return the old one.
+
+        KeyError when no message has ``id``; OrderingError (nothing changed) when
+        the new sequence would break the policy or repeat an id.
+        """
+        with self._lock:
+            index = self._id_index()
+            i = index.get(id)
+            if i is None:
+                raise KeyError(id)
+            if message.__class__ not in _KIND_OF:
+                kind_of(message, i)
+            mid = message.id
+            if mid != id and mid in index:
+                raise _duplicate(mid, i)
+            items = self._items.copy()
+            old = items[i]
+            items[i] = message
+            state = check_sequence(self._policy, items)
+            self._commit(items, state)
+            return old
+
+    def remove(self, id: str) -> Message:
+        """Remove the message with ``id`` and return it.
+
+        KeyError when no message has ``id``; OrderingError (nothing changed) when
+        the remaining sequence would break the policy, e.g. removing a tool call
+        whose results follow.
+        """
+        with self._lock:
+            i = self._id_index().get(id)
+            if i is None:
+                raise KeyError(id)
+            items = self._items.copy()
+            old = items.pop(i)
+            state = check_sequence(self._policy, items)
+            self._commit(items, state)
+            return old
+
+    def truncate(
+        self, max_tokens: int, counter: Callable[[Message], int] | None = None
+    ) -> tuple[Message, ...]:
+        """Drop the oldest turns until the history fits ``max_tokens``; return what was dropped.
+
+        ``counter(message) -> int`` counts tokens (default: :func:`estimate_tokens`).
+        System and developer messages are always kept, so the result can exceed
+        ``max_tokens`` when they alone do. A tool-call message and its results go
+        together, and what remains starts where the policy lets a conversation
+        start (under strict: with a user message), so it still passes ``validate()``.
+        The counter runs under the history's lock and must not change the history.
+        """
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+            raise ValidationError("must be a non-negative int", "max_tokens")
+        count = estimate_tokens if counter is None else counter
+        with self._lock:
+            items = self._items
+            counts = list(map(count, items))
+            total = sum(counts)
+            if total <= max_tokens:
+                return ()
+            kinds = [_KIND_OF[m.__class__] for m in items]
+            instructions = 0
+            for k, c in zip(kinds, counts, strict=True):
+                if k in (SYSTEM, DEVELOPER):
+                    instructions += c
+            budget = max_tokens - instructions
+            rest = total - instructions
+            # The kept part follows the instructions. (Under require_system_first a
+            # valid history starts with one; otherwise the table's "empty" and
+            # "instructions" rows agree, so one row serves both.)
+            row = self._state.table[INSTRUCTIONS * _NKINDS :]
+            cut = len(items)
+            for p, k in enumerate(kinds):
+                if k in (SYSTEM, DEVELOPER):
+                    continue
+                # Keep items[p:] (and every earlier instruction) if that fits and is
+                # a legal start. A tool result never is (the table says orphan), so a
+                # call and its results stay together.
+                if rest <= budget:
+                    entry = row[k]
+                    if entry.__class__ is int and entry >= 0:
+                        cut = p
+                        break
+                rest -= counts[p]
+            kept: list[Message] = []
+            removed: list[Message] = []
+            for p in range(cut):
+                k = kinds[p]
+                (kept if k in (SYSTEM, DEVELOPER) else removed).append(items[p])
+            if not removed:
+                return ()
+            kept.extend(items[cut:])
+            state = check_sequence(self._policy, kept)
+            self._commit(kept, state)
+            return tuple(removed)
+
+    # -- dict and JSON -----------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"policy": {...flags}, "messages": [canonical dicts]}``."""
+        from ._codec import message_to_dict
+
+        snap = self.messages()
+        return {"policy": self._policy.to_dict(), "messages": [message_to_dict(m) for m in snap]}
+
+    @classmethod
+    def from_dict(
+        cls, data: Mapping[str, Any], registry: MessageRegistry | None = None
+    ) -> ConversationHistory:
+        """Rebuild from :meth:`to_dict` output; DecodeError (with the path) on any bad input.
+
+        A sequence that breaks its policy is bad input too: the DecodeError names the
+        rule, and its path the message.
+        """
+        if not isinstance(data, Mapping):
+            raise DecodeError(f"expected an object, got {json_type(data)}", "")
+        for key in data:
+            if key not in ("policy", "messages"):
+                raise DecodeError("unknown key; expected policy and messages", str(key))
+        raw_policy = data.get("policy")
+        policy = (
+            OrderingPolicy.strict()
+            if raw_policy is None
+            else OrderingPolicy.from_dict(raw_policy, "policy")
+        )
+        items = _decode_messages(data.get("messages", []), "messages", registry)
+        try:
+            return cls(items, policy=policy)
+        except OrderingError as exc:
+            raise DecodeError(f"[{exc.rule}] {exc.message}", f"messages[{exc.index}]") from None
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as compact JSON."""
+        return dumps_compact(self.to_dict())
+
+    @classmethod
+    def from_json(
+        cls, text: str | bytes, registry: MessageRegistry | None = None
+    ) -> ConversationHistory:
+        """Rebuild from :meth:`to_json` output."""
+        return cls.from_dict(loads(text), registry)

@@ -1,0 +1,225 @@
+"""Make an imported conversation pass an ordering policy, and say what changed.
+
+``repair`` walks the sequence once with the policy's transition table (see
+``_ordering``) and fixes what it can without inventing content:
+
+=======================  =========================  ===================================
+rule                     action                     what happens
+=======================  =========================  ===================================
+orphan_tool_result       ``dropped``                a result with no tool-call message
+                                                    before it is removed
+unknown_tool_call_id     ``dropped``                a result for no call of the open
+                                                    tool-call message is removed
+duplicate_tool_result    ``dropped``                a second result for a call is removed
+unanswered_tool_call     ``inserted_error_result``  an error ToolResultMessage is inserted
+                                                    after the group's last result (index:
+                                                    the tool-call message)
+alternation              ``merged_into_previous``   a user (assistant) message following
+                                                    another is merged into it
+alternation              ``merged_into_next``       an assistant text followed by a tool
+                                                    call: the text joins the tool-call
+                                                    message (calls untouched)
+single_system            ``merged_into_first``      a second system message is merged into
+                                                    the first
+instructions_first       ``moved_to_instructions``  a late system/developer message moves
+                                                    to the leading instructions
+assistant_first          ``dropped``                an assistant turn before any user turn
+                                                    is removed (inventing a user turn would
+                                                    put words in the user's mouth)
+system_first             ``inserted_empty_system``  an empty SystemMessage is put first (it
+                                                    carries no content; replace it at will)
+=======================  =========================  ===================================
+
+Merging joins texts as ``Messages.merged_per_role`` does and keeps the first
+message's id, name and metadata (for ``merged_into_next``, the tool-call
+message's, which may carry provider state). Tool calls left pending at the very
+end are not answered: a conversation may legitimately stop while a tool runs.
+Message ids are not repaired.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ._collections import Messages, join_content
+from ._message import Message, SystemMessage, ToolResultMessage
+from ._ordering import (
+    _NKINDS,
+    _PAIR,
+    ANSWERED,
+    CALLING,
+    DEVELOPER,
+    INSTRUCTIONS,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    OrderingPolicy,
+    kind_of,
+)
+from ._tool_call import ToolCall
+
+__all__ = ["UNANSWERED_TEXT", "Repair", "repair"]
+
+UNANSWERED_TEXT = "no result was recorded for this tool call"
+"""The content of the error result ``repair`` inserts for an unanswered call."""
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """One change ``repair`` made: the input position, the rule it fixes and the action taken."""
+
+    index: int
+    rule: str
+    action: str
+
+    def __str__(self) -> str:
+        return f"message {self.index}: [{self.rule}] {self.action}"
+
+
+def repair(
+    messages: Iterable[Message], policy: OrderingPolicy | None = None
+) -> tuple[Messages, tuple[Repair, ...]]:
+    """Return ``messages`` changed so that they pass ``policy`` (default strict), and the changes.
+
+    A sequence that already passes comes back unchanged with no records.
+    """
+    if policy is None:
+        policy = OrderingPolicy.strict()
+    source = messages if isinstance(messages, Messages) else Messages(messages)
+    return _Repairer(policy).run(source)
+
+
+class _Repairer:
+    """One pass of the repair state machine (a class only to share its state)."""
+
+    def __init__(self, policy: OrderingPolicy) -> None:
+        self.policy = policy
+        self.table = policy._table
+        # Cells are set to None when a message leaves its place; compacted at the end.
+        self.head: list[Message | None] = []
+        self.body: list[Message | None] = []
+        self.records: list[Repair] = []
+        self.phase = INSTRUCTIONS
+        self.pending: dict[str, ToolCall] = {}
+        self.answered: set[str] = set()
+        self.call_src = -1
+        self.first_system: tuple[list[Message | None], int, int] | None = None
+        self.last_turn = -1  # body position of the last user/assistant message
+        self.last_turn_src = -1
+
+    def note(self, index: int, rule: str, action: str) -> None:
+        self.records.append(Repair(index, rule, action))
+
+    def run(self, source: Messages) -> tuple[Messages, tuple[Repair, ...]]:
+        for i, m in enumerate(source):
+            kind = kind_of(m, i)
+            if self.phase == CALLING and kind != TOOL_RESULT:
+                self.close_group()
+            if kind == TOOL_RESULT:
+                self.tool_result(m, i)
+            elif kind in (SYSTEM, DEVELOPER):
+                self.instruction(m, kind, i)
+            else:
+                self.turn(m, kind, i)
+        self.ensure_first()
+        if not self.records:
+            return source, ()
+        out = [m for m in self.head if m is not None]
+        out.extend([m for m in self.body if m is not None])
+        return Messages._of(tuple(out)), tuple(self.records)
+
+    def close_group(self) -> None:
+        for call_id, call in self.pending.items():
+            self.body.append(ToolResultMessage(call_id, UNANSWERED_TEXT, True, call.name))
+            self.note(self.call_src, "unanswered_tool_call", "inserted_error_result")
+            self.answered.add(call_id)
+        self.pending = {}
+        self.phase = ANSWERED
+
+    def tool_result(self, m: Message, i: int) -> None:
+        call_id: str = m.tool_call_id  # type: ignore[attr-defined]
+        if self.table[self.phase * _NKINDS + TOOL_RESULT] != _PAIR:
+            self.note(i, "orphan_tool_result", "dropped")
+        elif call_id in self.pending:
+            del self.pending[call_id]
+            self.answered.add(call_id)
+            self.body.append(m)
+            self.phase = CALLING if self.pending else ANSWERED
+        elif call_id in self.answered:
+            self.note(i, "duplicate_tool_result", "dropped")
+        else:
+            self.note(i, "unknown_tool_call_id", "dropped")
+
+    def instruction(self, m: Message, kind: int, i: int) -> None:
+        policy = self.policy
+        if kind == SYSTEM and self.first_system is not None and not policy.allow_multiple_system:
+            cells, pos, _ = self.first_system
+            first = cells[pos]
+            cells[pos] = first.with_content(join_content(first.content, m.content))  # type: ignore[union-attr,attr-defined]
+            self.note(i, "single_system", "merged_into_first")
+            return
+        if self.phase == INSTRUCTIONS:
+            cells = self.head
+        elif policy.allow_late_instructions:
+            cells = self.body
+        else:
+            cells = self.head
+            self.note(i, "instructions_first", "moved_to_instructions")
+        cells.append(m)
+        if kind == SYSTEM and self.first_system is None:
+            self.first_system = (cells, len(cells) - 1, i)
+
+    def turn(self, m: Message, kind: int, i: int) -> None:
+        entry = self.table[self.phase * _NKINDS + kind]
+        body = self.body
+        if entry.__class__ is int and entry >= 0:
+            body.append(m)
+            self.opened(m, kind, i, entry)
+        elif entry == "alternation":
+            prev = body[self.last_turn]
+            assert prev is not None
+            content = m.content  # type: ignore[attr-defined]
+            merged = join_content(prev.content, content) if prev.parts else content  # type: ignore[attr-defined]
+            if kind == TOOL_CALL:
+                # The text goes into the tool-call message, placed where the call was,
+                # so that the results still follow it directly.
+                body[self.last_turn] = None
+                body.append(m.with_content(merged))
+                self.note(self.last_turn_src, "alternation", "merged_into_next")
+                self.opened(m, kind, i, CALLING)
+            else:
+                body[self.last_turn] = prev.with_content(merged)
+                self.note(i, "alternation", "merged_into_previous")
+        else:
+            # "assistant_first": the policy wants a user turn first.
+            self.note(i, str(entry), "dropped")
+
+    def opened(self, m: Message, kind: int, i: int, phase: int) -> None:
+        """Bookkeeping after a user/assistant message was placed at the end of the body."""
+        self.last_turn = len(self.body) - 1
+        self.last_turn_src = i
+        self.phase = phase
+        if kind == TOOL_CALL:
+            self.pending = {c.id: c for c in m.tool_calls}
+            self.answered = set()
+            self.call_src = i
+            if not self.pending:
+                self.phase = ANSWERED
+
+    def ensure_first(self) -> None:
+        """Under ``require_system_first``, give a non-empty conversation a leading instruction."""
+        if not self.policy.require_system_first or any(m is not None for m in self.head):
+            return
+        if not any(m is not None for m in self.body):
+            return
+        if self.first_system is not None:
+            # A late system message (allowed late by this policy) moves to the front
+            # rather than adding a second one next to it.
+            cells, pos, src = self.first_system
+            self.head.insert(0, cells[pos])
+            cells[pos] = None
+            self.note(src, "system_first", "moved_to_instructions")
+            return
+        self.head.insert(0, SystemMessage(""))
+        self.note(0, "system_first", "inserted_empty_system")
