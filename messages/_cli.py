@@ -41,6 +41,7 @@ _BOM = b"\xef\xbb\xbf"
 _PROGRESS_EVERY = 0x3FFF  # lines between progress updates, minus one (a bit mask)
 _INDEXED_PATH = re.compile(r"\[(\d+)\]\.?(.*)", re.DOTALL)
 _LOSS_PATH = re.compile(r"messages\[(\d+)\](.*)", re.DOTALL)
+_LINE_BREAKS = re.compile("[\u2028\u2029\x85]")
 
 
 class _Failure(Exception):
@@ -390,22 +391,33 @@ class _Sink:
             (buffer or sys.stdout).flush()
             return
         self._file.close()
-        if exc_type is None:
-            try:
+        try:
+            if exc_type is None:
                 os.replace(self._tmp, self._spec or "")
-            except OSError as exc:
-                raise _Failure(f"{self._spec}: cannot write ({_reason(exc)})") from None
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(self._tmp)
+                return
+        except OSError as exc:
+            raise _Failure(f"{self._spec}: cannot write ({_reason(exc)})") from None
+        finally:
+            if exc_type is not None or os.path.lexists(self._tmp):
+                with contextlib.suppress(OSError):
+                    os.unlink(self._tmp)
+
+
+def _escape_line_breaks(text: str) -> str:
+    # U+2028, U+2029 and U+0085 end a line for str.splitlines() and some JSON Lines
+    # readers, and U+2028/9 break JavaScript before ES2019; JSON text can only hold
+    # them inside strings, where their \u escape means the same.
+    if _LINE_BREAKS.search(text) is None:
+        return text
+    return _LINE_BREAKS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return _escape_line_breaks(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _escape_line_breaks(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def _warn(line: str) -> None:
@@ -422,18 +434,20 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         located = _messages(source, args.from_format, None)
         if args.to_format in _PROVIDERS:
             return _convert_to_provider(args, list(located))
+        if isinstance(source, _Document):
+            # Already in memory: decode it all first, so bad input writes nothing.
+            located = iter(list(located))
         encode = _item_encoder(args.to_format)
         with _Sink(args.output) as sink:
             if args.output_format == "jsonl":
                 for decoded in located:
                     sink.write(_compact(encode(decoded.message)) + "\n")
             else:
-                sink.write("[")
-                sep = "\n  "
+                sep = "[\n  "
                 for decoded in located:
                     sink.write(sep + _pretty(encode(decoded.message)).replace("\n", "\n  "))
                     sep = ",\n  "
-                sink.write("\n]\n" if sep != "\n  " else "]\n")
+                sink.write("[]\n" if sep == "[\n  " else "\n]\n")
     return 0
 
 

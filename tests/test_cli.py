@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from messages import (
     ConversationHistory,
@@ -34,6 +36,7 @@ from messages._cli import main
 from messages.providers import get_provider
 from tests.conftest import FIXTURES, SECRET, fixture_entries
 from tests.provider_facts import compare_messages
+from tests.strategies import message_lists
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "conversation.json"
@@ -352,6 +355,17 @@ def test_output_directory_missing_is_exit_1_one_line(
     assert one_line(err) == f"{target}: cannot write (No such file or directory)"
 
 
+def test_output_onto_a_directory_is_exit_1_and_leaves_nothing_behind(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "taken"
+    target.mkdir()
+    code, _, err = cli(capsys, "convert", str(EXAMPLE), "--to", "canonical", "-o", str(target))
+    assert code == 1
+    assert one_line(err) == f"{target}: cannot write (Is a directory)"
+    assert [p.name for p in tmp_path.iterdir()] == ["taken"]
+
+
 def test_failed_conversion_leaves_the_old_output_untouched(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -373,6 +387,31 @@ def test_failed_conversion_leaves_the_old_output_untouched(
     assert one_line(err).startswith("line 9, content: ")
     assert target.read_text() == "previous run\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "out.jsonl"]
+
+
+def test_bad_document_writes_nothing_to_stdout(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write(tmp_path / "c.json", json.dumps([{"role": "user", "content": "a"}, {"role": 5}]))
+    for output in ("json", "jsonl"):
+        code, out, err = cli(
+            capsys, "convert", str(path), "--to", "canonical", "--output-format", output
+        )
+        assert (code, out) == (1, "")
+        assert one_line(err).startswith("[1].role: ")
+
+
+def test_line_separators_are_escaped_in_json_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = "a\u2028b\u2029c\x85d"
+    path = write(tmp_path / "c.jsonl", json.dumps({"role": "user", "content": text}) + "\n")
+    code, out, _ = cli(
+        capsys, "convert", str(path), "--to", "canonical", "--output-format", "jsonl"
+    )
+    assert code == 0
+    assert len(out.splitlines()) == 1
+    assert json.loads(out)["content"] == text
 
 
 def test_lone_surrogate_survives_as_valid_json(
@@ -733,6 +772,73 @@ def test_stats_of_a_provider_body(capsys: pytest.CaptureFixture[str]) -> None:
     assert stats["messages"] == len(parsed)
     assert stats["estimated_tokens"] == sum(estimate_tokens(m) for m in parsed)
     assert stats["unanswered_tool_calls"] == []
+
+
+# --------------------------------------------------------------------------- properties
+
+# The conftest profile sets max_examples; the tmp file is rewritten by each example.
+_FIXTURE_SETTINGS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@_FIXTURE_SETTINGS
+@given(messages=message_lists, output=st.sampled_from(["json", "jsonl"]))
+def test_canonical_to_canonical_is_exact(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, messages: list[Message], output: str
+) -> None:
+    path = write(tmp_path / "in.jsonl", jsonl(messages))
+    code, out, err = cli(
+        capsys, "convert", str(path), "--to", "canonical", "--output-format", output,
+        "--input-format", "jsonl",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    if output == "jsonl":
+        assert [Message.from_dict(json.loads(line)) for line in out.splitlines()] == messages
+    else:
+        assert from_json(out) == messages
+
+
+_KEYS = st.sampled_from(
+    ["role", "content", "messages", "tool_calls", "id", "type", "function", "name", "arguments",
+     "tool_call_id", "text", "parts", "contents", "system", "metadata", "payload", "schema"]
+)  # fmt: skip
+_ROLES = st.sampled_from(["system", "developer", "user", "assistant", "tool", "model", "function"])
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS | st.text(max_size=4), inner, max_size=4),
+    max_leaves=10,
+)  # fmt: skip
+_MESSAGE_LIKE = st.fixed_dictionaries(
+    {"role": _ROLES}, optional=dict.fromkeys(("content", "tool_calls", "tool_call_id", "parts", "id", "name"), _JSON)
+)  # fmt: skip
+_INPUTS = st.one_of(
+    st.binary(max_size=120),
+    _JSON.map(json.dumps),
+    st.lists(_MESSAGE_LIKE, max_size=4).map(json.dumps),
+    st.lists(_MESSAGE_LIKE, max_size=4).map(lambda ms: "\n".join(map(json.dumps, ms))),
+    st.lists(_MESSAGE_LIKE, max_size=4).map(lambda ms: json.dumps({"messages": ms, "system": "s"})),
+)
+_FORMAT_NAMES = st.sampled_from(["canonical", "envelope", *PROVIDERS])
+
+
+@_FIXTURE_SETTINGS
+@given(data=_INPUTS, fmt=_FORMAT_NAMES, command=st.sampled_from(["convert", "validate", "stats"]))
+def test_any_input_exits_0_or_1_and_never_with_an_internal_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data: str | bytes, fmt: str, command: str
+) -> None:
+    path = tmp_path / "in"
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass"))
+    argv = {
+        "convert": ["convert", str(path), "--from", fmt, "--to", "canonical"],
+        "validate": ["validate", str(path), "--format", fmt, "--all"],
+        "stats": ["stats", str(path), "--format", fmt],
+    }[command]
+    code, out, err = cli(capsys, *argv)
+    assert code in (0, 1)
+    assert "internal error" not in err
+    if code == 1:
+        assert err
+    elif command == "convert":
+        assert isinstance(json.loads(out), list)
 
 
 # --------------------------------------------------------------------------- unexpected errors
