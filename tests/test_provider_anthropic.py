@@ -877,7 +877,7 @@ def test_fuzz_arbitrary_json_only_raises_decode_error(value: Any) -> None:
 MUTABLE = [e for e in ENTRIES if e["wire_format"] == "json" or e["file"].endswith(".jsonl")]
 
 
-@settings(max_examples=200)
+@settings(max_examples=400)
 @given(st.data())
 def test_fuzz_mutated_fixtures_only_raise_decode_error(data: st.DataObject) -> None:
     entry = data.draw(st.sampled_from(MUTABLE))

@@ -915,7 +915,7 @@ def test_fuzz_arbitrary_json_only_raises_decode_error(value: Any) -> None:
         acc.finish()
 
 
-@settings(max_examples=200)
+@settings(max_examples=400)
 @given(st.data())
 def test_fuzz_mutated_fixtures_only_raise_decode_error(data: st.DataObject) -> None:
     entry = data.draw(st.sampled_from(ENTRIES))

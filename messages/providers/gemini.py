@@ -71,6 +71,7 @@ from .._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
+    aux_of,
     trusted_content_message,
     trusted_tool_call_message,
     trusted_tool_result_message,
@@ -216,11 +217,6 @@ def _part_kind(part: Mapping[str, Any]) -> str:
 # Formatting: canonical messages -> request body
 # ---------------------------------------------------------------------------------
 
-# Sort keys inside one user content: function responses first (in call order), then
-# media moved out of tool results, then everything else in its original order.
-_K_OTHER = (2, 0)
-_K_MOVED = (1, 0)
-
 
 class _Builder:
     """Collects ``contents``, merging consecutive messages of one role."""
@@ -229,11 +225,13 @@ class _Builder:
         "answered",
         "calls",
         "first",
-        "items",
         "keys",
         "losses",
+        "moved",
         "out",
+        "parts",
         "pieces",
+        "responses",
         "role",
         "unknown",
     )
@@ -242,7 +240,11 @@ class _Builder:
         self.losses = losses
         self.out: list[dict[str, Any]] = []
         self.role: str | None = None
-        self.items: list[tuple[tuple[int, int], Any]] = []
+        self.parts: list[Any] = []
+        # A user content: function responses first, in call order, then media moved
+        # out of tool results, then everything else in its original order.
+        self.responses: list[tuple[int, Any]] = []
+        self.moved: list[Any] = []
         self.unknown: list[tuple[int, Any]] = []
         self.keys: list[tuple[int, Any]] = []
         self.pieces = 0
@@ -251,46 +253,71 @@ class _Builder:
         self.answered: set[str] = set()
 
     def open(self, role: str, index: int) -> None:
-        if role != self.role:
-            self.close()
-            self.role = role
-            self.first = index
-            out = self.out
-            if out and out[-1]["role"] == role:
-                # The content in between was omitted (empty): keep merging.
-                self.items = [(_K_OTHER, p) for p in out.pop()["parts"]]
-                self.pieces = 1
-            elif role == "model":
-                self.calls = {}
-                self.answered = set()
+        self.close()
+        self.role = role
+        self.first = index
+        out = self.out
+        if out and out[-1]["role"] == role:
+            # The content in between was omitted (empty): keep merging.
+            self.parts = out.pop()["parts"]
+            self.pieces = 1
+        elif role == "model":
+            self.calls = {}
+            self.answered = set()
 
     def close(self) -> None:
         role = self.role
         if role is None:
             return
-        items = self.items
-        for index, part in sorted(self.unknown, key=_first):
-            items.insert(min(index, len(items)), (_K_OTHER, part))
-        for index, keys in self.keys:
-            if index < len(items):
-                key, part = items[index]
-                items[index] = (key, {**part, **keys})
-        if role == "user" and any(k[0] != 2 for k, _ in items):
-            items.sort(key=_first)  # stable: others keep their order
-        parts = [p for _, p in items]
+        parts = self.parts
+        if self.responses:
+            self.responses.sort(key=_first)
+            parts = [p for _, p in self.responses] + self.moved + parts
+            self.responses = []
+            self.moved = []
+        elif self.moved:
+            parts = self.moved + parts
+            self.moved = []
+        if self.unknown or self.keys:
+            for index, part in sorted(self.unknown, key=_first):
+                parts.insert(min(index, len(parts)), part)
+            for index, keys in self.keys:
+                if index < len(parts):
+                    parts[index] = {**parts[index], **keys}
+            self.unknown = []
+            self.keys = []
         if parts:
             self.out.append({"role": role, "parts": parts})
         elif self.pieces:
             self.losses.add(
                 f"messages[{self.first}]",
-                f"empty {'model' if role == 'model' else 'user'} content",
+                f"empty {role} content",
                 "omitted: Gemini rejects empty content",
             )
         self.role = None
-        self.items = []
-        self.unknown = []
-        self.keys = []
+        self.parts = []
         self.pieces = 0
+
+
+_SYSTEM, _USER, _ASSISTANT, _TOOL = range(4)
+_KINDS: dict[type, int] = {
+    SystemMessage: _SYSTEM,
+    DeveloperMessage: _SYSTEM,
+    UserMessage: _USER,
+    AssistantMessage: _ASSISTANT,
+    ToolCallMessage: _ASSISTANT,
+    ToolResultMessage: _TOOL,
+}
+
+
+def _kind_of(m: Message, i: int) -> int:
+    """The kind of a message of a user-defined subclass (looked up once per class)."""
+    for base in type(m).__mro__:
+        kind = _KINDS.get(base)
+        if kind is not None:
+            _KINDS[type(m)] = kind
+            return kind
+    raise ValidationError(f"cannot format a message of type {type(m).__name__}", f"messages[{i}]")
 
 
 def _first(item: tuple[Any, Any]) -> Any:
@@ -423,19 +450,19 @@ def _unknown_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     return items
 
 
-def _function_call(c: ToolCall, path: str, losses: Losses) -> dict[str, Any]:
+def _function_call(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any]:
     fc: dict[str, Any] = {}
-    extras = c.extras
     if not is_derived_id(c.id):
         fc["id"] = c.id
     fc["name"] = c.name
     fc["args"] = thaw(c.arguments)
     part: dict[str, Any] = {"functionCall": fc}
+    extras = c.extras
     if extras:
         for key in extras:
             if key in _OTHER_PROVIDERS:
                 losses.add(
-                    f"{path}.extras.{key}",
+                    f"messages[{i}].tool_calls[{k}].extras.{key}",
                     f"{key} state of the tool call",
                     "dropped: only re-sent to its provider",
                 )
@@ -690,19 +717,24 @@ class GeminiProvider(Provider):
         system: list[Any] = []
         started = False
         for i, m in enumerate(messages):
-            path = f"messages[{i}]"
-            t = type(m)
-            if m.name is not None:
-                losses.add(f"{path}.name", "message name", "dropped: Gemini contents have no name")
-            own = _own_extras(m.extras, path, losses) if m.extras else EMPTY
-            if (
-                t is SystemMessage
-                or t is DeveloperMessage
-                or isinstance(m, (SystemMessage, DeveloperMessage))
-            ):
+            # hot path: exact-type dispatch, one read of the name/metadata/extras slot
+            kind = _KINDS.get(type(m))
+            if kind is None:
+                kind = _kind_of(m, i)
+            aux = aux_of(m)
+            own: Mapping[str, Any] = EMPTY
+            if aux is not None:
+                path = f"messages[{i}]"
+                if aux[0] is not None:
+                    losses.add(
+                        f"{path}.name", "message name", "dropped: Gemini contents have no name"
+                    )
+                if aux[2]:
+                    own = _own_extras(aux[2], path, losses)
+            if kind == _SYSTEM:
                 if started:
                     losses.add(
-                        path,
+                        f"messages[{i}]",
                         f"{m.role.value} message after the first turn",
                         "moved to systemInstruction",
                     )
@@ -714,32 +746,39 @@ class GeminiProvider(Provider):
                     system.append({"text": text})
                 continue
             started = True
-            if t is ToolResultMessage or isinstance(m, ToolResultMessage):
+            if kind == _TOOL:
                 self._tool_result(m, i, b, own)  # type: ignore[arg-type]
-            elif isinstance(m, AssistantMessage):
-                b.open("model", i)
-                parts = _parts(m.content, _MODEL_PARTS, path, losses)
-                sig = own.get("text_signature")
-                if type(sig) is str:
-                    _attach_text_signature(parts, sig)
-                calls = m.tool_calls
-                for k, c in enumerate(calls):
-                    parts.append(_function_call(c, f"{path}.tool_calls[{k}]", losses))
-                    b.calls[c.id] = (len(b.calls), c)
-                b.items.extend([(_K_OTHER, p) for p in parts])
-                b.pieces += 1
-            elif isinstance(m, UserMessage):
-                b.open("user", i)
-                b.items.extend(
-                    [(_K_OTHER, p) for p in _parts(m.content, _USER_PARTS, path, losses)]
-                )
+            elif kind == _USER:
+                if b.role != "user":
+                    b.open("user", i)
+                content = m.content  # type: ignore[attr-defined]
+                if type(content) is str:
+                    if content:
+                        b.parts.append({"text": content})
+                else:
+                    b.parts.extend(_parts(content, _USER_PARTS, f"messages[{i}]", losses))
                 b.pieces += 1
             else:
-                raise ValidationError(f"cannot format a message of type {t.__name__}", path)
+                if b.role != "model":
+                    b.open("model", i)
+                content = m.content  # type: ignore[attr-defined]
+                if type(content) is str:
+                    parts = [{"text": content}] if content else []
+                else:
+                    parts = _parts(content, _MODEL_PARTS, f"messages[{i}]", losses)
+                sig = own.get("text_signature") if own else None
+                if type(sig) is str:
+                    _attach_text_signature(parts, sig)
+                calls = b.calls
+                for k, c in enumerate(m.tool_calls):
+                    parts.append(_function_call(c, i, k, losses))
+                    calls[c.id] = (len(calls), c)
+                b.parts.extend(parts)
+                b.pieces += 1
             if own:
                 if "unknown" in own:
                     b.unknown.extend(_unknown_items(own))
-                if "keys" in own:
+                if "keys" in own and kind != _TOOL:
                     b.keys.extend(_key_items(own))
         b.close()
         body: dict[str, Any] = {}
@@ -753,10 +792,11 @@ class GeminiProvider(Provider):
     def _tool_result(
         self, m: ToolResultMessage, i: int, b: _Builder, own: Mapping[str, Any]
     ) -> None:
-        path = f"messages[{i}]"
         call_id = m.tool_call_id
-        b.open("user", i)
+        if b.role != "user":
+            b.open("user", i)
         found = b.calls.get(call_id)
+        path = f"messages[{i}]"
         if found is None or call_id in b.answered:
             why = (
                 "a second result for the call"
@@ -774,7 +814,7 @@ class GeminiProvider(Provider):
             fr["id"] = call.id
         fr["name"] = call.name
         fr["response"] = _response_object(m, own)
-        b.items.append(((0, position), {"functionResponse": fr}))
+        b.responses.append((position, {"functionResponse": fr}))
         if "keys" in own:
             b.keys.extend(_key_items(own))
         content = m.content
@@ -791,7 +831,7 @@ class GeminiProvider(Provider):
                         f"{type(p).__name__} in a tool result",
                         "moved to a user part after the function responses",
                     )
-                    b.items.append((_K_MOVED, part))
+                    b.moved.append(part)
         b.pieces += 1
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
