@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from hypothesis import strategies as st
-from provider_facts import compare_messages, compare_response, unknown_blocks
 
 from messages import DecodeError
 from messages.providers import ChatResponse, Provider
+from tests.provider_facts import compare_messages, compare_response, unknown_blocks
 
 JsonPath = tuple[str | int, ...]
 

@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 from hypothesis import strategies as st
-from provider_facts import compare_messages, compare_response
 
 from messages import DecodeError, ImagePart, Message, ToolDefinition
 from messages.providers import ChatResponse, FinishReason, Provider, StreamDelta
 from messages.providers._chat_completions import is_derived_id
+from tests.provider_facts import compare_messages, compare_response
 
 Entry = dict[str, Any]
 

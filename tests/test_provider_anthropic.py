@@ -10,8 +10,6 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import SECRET, fixture_entries, load_fixture
-from fixture_checks import check_entry, json_values, mutate, mutations, paths, run_stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +32,8 @@ from messages import (
 )
 from messages.providers import FinishReason, LossWarning, get_provider
 from messages.providers.anthropic import PROVIDER, AnthropicProvider
+from tests.conftest import SECRET, fixture_entries, load_fixture
+from tests.fixture_checks import check_entry, json_values, mutate, mutations, paths, run_stream
 
 ENTRIES = fixture_entries("anthropic")
 
@@ -70,7 +70,7 @@ def test_fixture(entry: dict[str, Any]) -> None:
 
 
 def test_every_fixture_file_is_in_the_manifest() -> None:
-    from conftest import FIXTURES
+    from tests.conftest import FIXTURES
 
     files = {str(p.relative_to(FIXTURES)) for p in (FIXTURES / "anthropic").rglob("*.json*")}
     assert files == {e["file"] for e in ENTRIES}

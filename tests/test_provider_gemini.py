@@ -9,8 +9,6 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import SECRET, fixture_entries, load_fixture
-from fixture_checks import check_entry, json_values, mutate, mutations, paths, run_stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,6 +30,8 @@ from messages import (
 )
 from messages.providers import FinishReason, LossWarning, get_provider
 from messages.providers.gemini import PROVIDER, GeminiProvider
+from tests.conftest import SECRET, fixture_entries, load_fixture
+from tests.fixture_checks import check_entry, json_values, mutate, mutations, paths, run_stream
 
 ENTRIES = fixture_entries("gemini")
 
@@ -53,7 +53,7 @@ def test_fixture(entry: dict[str, Any]) -> None:
 
 
 def test_every_fixture_file_is_in_the_manifest() -> None:
-    from conftest import FIXTURES
+    from tests.conftest import FIXTURES
 
     files = {str(p.relative_to(FIXTURES)) for p in (FIXTURES / "gemini").rglob("*.json*")}
     assert files == {e["file"] for e in ENTRIES}

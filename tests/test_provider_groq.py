@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import fixture_entries, load_fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from provider_fidelity import (
+
+from messages import AudioPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolCall
+from messages.providers import FinishReason, get_provider
+from tests.conftest import fixture_entries, load_fixture
+from tests.provider_fidelity import (
     accepts_or_decode_error,
     check_adversarial,
     check_error_response,
@@ -21,9 +24,6 @@ from provider_fidelity import (
     mutations,
     run_stream,
 )
-
-from messages import AudioPart, FilePart, ImagePart, Message, ReasoningPart, TextPart, ToolCall
-from messages.providers import FinishReason, get_provider
 
 P = get_provider("groq")
 ENTRIES = fixture_entries("groq")

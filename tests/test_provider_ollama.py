@@ -5,21 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import fixture_entries, load_fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from provider_fidelity import (
-    accepts_or_decode_error,
-    check_adversarial,
-    check_request,
-    check_response,
-    check_stream,
-    feed_all_or_decode_error,
-    json_values,
-    mutate,
-    mutations,
-    run_stream,
-)
 
 from messages import (
     AudioPart,
@@ -39,6 +26,19 @@ from messages import (
 from messages.providers import FinishReason, get_provider
 from messages.providers._chat_completions import is_derived_id
 from messages.providers.ollama import UNKNOWN_IMAGE_TYPE, sniff_image_type
+from tests.conftest import fixture_entries, load_fixture
+from tests.provider_fidelity import (
+    accepts_or_decode_error,
+    check_adversarial,
+    check_request,
+    check_response,
+    check_stream,
+    feed_all_or_decode_error,
+    json_values,
+    mutate,
+    mutations,
+    run_stream,
+)
 
 P = get_provider("ollama")
 ENTRIES = fixture_entries("ollama")

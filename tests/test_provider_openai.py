@@ -6,22 +6,8 @@ import json
 from typing import Any
 
 import pytest
-from conftest import SECRET, fixture_entries, load_fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from provider_facts import unknown_blocks
-from provider_fidelity import (
-    accepts_or_decode_error,
-    check_adversarial,
-    check_request,
-    check_response,
-    check_stream,
-    feed_all_or_decode_error,
-    json_values,
-    mutate,
-    mutations,
-    run_stream,
-)
 
 from messages import (
     AudioPart,
@@ -43,6 +29,20 @@ from messages.providers._chat_completions import (
     new_usage,
     openai_strict_schema,
     respond,
+)
+from tests.conftest import SECRET, fixture_entries, load_fixture
+from tests.provider_facts import unknown_blocks
+from tests.provider_fidelity import (
+    accepts_or_decode_error,
+    check_adversarial,
+    check_request,
+    check_response,
+    check_stream,
+    feed_all_or_decode_error,
+    json_values,
+    mutate,
+    mutations,
+    run_stream,
 )
 
 P = get_provider("openai")

@@ -13,7 +13,6 @@ import copy
 from typing import Any
 
 import pytest
-from conftest import fixture_entries, load_fixture
 
 from messages import (
     ConversationHistory,
@@ -24,6 +23,7 @@ from messages import (
 )
 from messages.providers import FinishReason, LossWarning, get_provider
 from messages.providers._chat_completions import is_derived_id
+from tests.conftest import fixture_entries, load_fixture
 
 OPENAI = get_provider("openai")
 OLLAMA = get_provider("ollama")

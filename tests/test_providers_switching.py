@@ -17,10 +17,10 @@ import json
 from typing import Any
 
 import pytest
-from conftest import FIXTURES
 
 from messages import ConversationHistory, Message, ToolCallMessage, ToolResultMessage
 from messages.providers import ChatResponse, Conversion, Provider, get_provider
+from tests.conftest import FIXTURES
 
 PROVIDERS = ("openai", "ollama", "anthropic", "gemini")
 PAIRS = [(a, b) for a, b in itertools.permutations(PROVIDERS, 2)]
