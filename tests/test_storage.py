@@ -6,6 +6,7 @@ from __future__ import annotations
 import dbm
 import json
 import os
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from messages import (
     AssistantMessage,
@@ -45,7 +48,9 @@ from messages.storage import (
     SessionIdentity,
     SQLiteBackend,
 )
+from tests import strategies
 from tests.conftest import SECRET
+from tests.conversations import conversations
 
 IDENT = SessionIdentity("bot", "chat", "user-1")
 
@@ -174,6 +179,7 @@ def assert_same(got: Sequence[Message], want: Sequence[Message]) -> None:
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert type(g) is type(w)
+        assert g.to_dict() == w.to_dict()
         assert g == w
         assert g.id == w.id
         assert g.created_at == w.created_at
@@ -962,3 +968,91 @@ def test_on_before_save_may_remove_messages(backend: Backend) -> None:
     storage.add_message(UserMessage("scratch", metadata={"scratch": True}))
     storage.save()
     assert [m.text for m in ChatHistoryStorage(backend, IDENT).messages()] == ["keep"]
+
+
+# -- property tests --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["memory", "json", "sqlite"])
+def shared_backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
+    # Module-scoped: hypothesis runs many examples against one backend.
+    root = tmp_path_factory.mktemp(f"prop-{request.param}")
+    if request.param == "memory":
+        yield MemoryBackend()
+    elif request.param == "json":
+        yield JsonFileBackend(root, fsync=False)
+    else:
+        with SQLiteBackend(root / "db.sqlite", fsync=False) as b:
+            yield b
+
+
+@settings(max_examples=60)
+@given(strategies.message_lists)
+def test_any_messages_survive_a_backend(shared_backend: Backend, msgs: list[Message]) -> None:
+    shared_backend.save(IDENT, [m.to_dict() for m in msgs])
+    records = shared_backend.load(IDENT)
+    assert records is not None
+    assert_same([Message.from_dict(r) for r in records], msgs)
+
+
+@settings(max_examples=40)
+@given(conversations(), st.booleans())
+def test_any_conversation_survives_storage(
+    shared_backend: Backend, msgs: list[Message], store_meta: bool
+) -> None:
+    shared_backend.delete(IDENT)
+    config = ChatHistoryConfig(store_meta=store_meta)
+    storage = ChatHistoryStorage(shared_backend, IDENT, config)
+    half = len(msgs) // 2
+    for m in msgs[:half]:
+        storage.add_message(m)
+    storage.save()
+    for m in msgs[half:]:
+        storage.add_message(m)
+    storage.save()
+    assert_same(ChatHistoryStorage(shared_backend, IDENT, config).messages(), msgs)
+
+
+@settings(max_examples=150)
+@given(
+    st.binary(max_size=300)
+    | st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass"))
+)
+def test_any_json_file_content_loads_or_gives_storage_error(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        backend = JsonFileBackend(tmp, fsync=False)
+        Path(backend.path_of(IDENT)).write_bytes(data)
+        try:
+            ChatHistoryStorage(backend, IDENT).messages()
+        except StorageError as exc:
+            assert exc.path.startswith(f"session {IDENT.key}")
+
+
+_ROW_SEEDS = [
+    b'{"role":"user","content":"hi"}',
+    b'{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]}',
+    b'{"role":"user","content":[{"type":"image_url","image_url":{"url":5}}]}',
+    b'{"role":"user","content":"x","created_at":"2024-13-45T00:00:00Z"}',
+    b'{"role":"user","content":"x","metadata":[1]}',
+    b'{"role":"tool","tool_call_id":"a","content":"r"}',
+    b'{"role":"user","content":"' + b"[" * 5000 + b'"}',
+    b"[" * 100_000,
+]
+
+HEADER = b'{"format":"messages.session","version":1,"agent":"bot","session":"chat","scope":"user-1","count":1}\n'
+
+
+@settings(max_examples=150)
+@given(st.binary(max_size=200) | st.sampled_from(_ROW_SEEDS))
+def test_any_stored_row_loads_or_gives_storage_error(row: bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        backend = JsonFileBackend(tmp, fsync=False)
+        Path(backend.path_of(IDENT)).write_bytes(HEADER + row.replace(b"\n", b" ") + b"\n")
+        try:
+            msgs = ChatHistoryStorage(backend, IDENT).messages()
+        except StorageError as exc:
+            assert exc.path.startswith(f"session {IDENT.key}")
+        else:
+            assert len(msgs) == 1

@@ -19,7 +19,7 @@ database applies the migrations it lacks, in order, in one transaction)::
 ``agent`` / ``scope`` / ``session`` hold the names as JSON strings and ``body`` the
 canonical message dict as compact JSON, all ASCII: SQLite text must be valid UTF-8,
 and names or text may hold lone surrogates. ``msg_id`` is the message's id, for
-queries by hand.
+queries by hand (NULL for an id that is not valid Unicode).
 
 ``import sqlite3`` happens only when this module is imported, which
 ``messages.storage`` does on first use of ``SQLiteBackend``.
@@ -287,8 +287,21 @@ def _params(
     key: str, start: int, records: Sequence[Record], rows: list[str]
 ) -> Iterable[tuple[str, int, Any, str]]:
     for i, (record, row) in enumerate(zip(records, rows, strict=True), start):
-        msg_id = record.get("id")
-        yield key, i, msg_id if type(msg_id) is str else None, row
+        yield key, i, _msg_id(record.get("id")), row
+
+
+def _msg_id(value: object) -> str | None:
+    # The id column is for queries by hand; the body holds the real id. An id
+    # SQLite cannot store as text (one with a lone surrogate) is left NULL.
+    if type(value) is not str:
+        return None
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value
 
 
 def _set_wal(conn: sqlite3.Connection, timeout: float) -> None:
