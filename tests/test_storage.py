@@ -222,6 +222,18 @@ def test_round_trip_of_large_and_odd_text(backend: Backend) -> None:
     assert [m.text for m in ChatHistoryStorage(backend, IDENT).messages()] == texts
 
 
+def test_a_surrogate_pair_held_as_two_code_points_reads_back_as_one_character(
+    backend: Backend,
+) -> None:
+    # Every backend stores JSON, which writes both as \ud83d\ude00 (as the codec
+    # documents); lone surrogates, on their own, come back exactly.
+    storage = ChatHistoryStorage(backend, IDENT)
+    storage.add_message(UserMessage("\ud83d\ude00 \ud83d \ude00"))
+    storage.save()
+    got = ChatHistoryStorage(backend, IDENT).messages()[0].text
+    assert got == "\U0001f600 \ud83d \ude00"
+
+
 def test_a_session_never_saved_is_empty(backend: Backend) -> None:
     storage = ChatHistoryStorage(backend, IDENT)
     assert storage.messages() == ()

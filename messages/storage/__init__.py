@@ -30,6 +30,7 @@ from ._config import (
     AfterAddHook,
     BeforeAddHook,
     ChatHistoryConfig,
+    Drop,
     StorageHook,
     Truncation,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "ChatHistoryConfig",
     "ChatHistoryStorage",
     "DROP",
+    "Drop",
     "Backend",
     "AppendingBackend",
     "Record",

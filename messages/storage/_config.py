@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal, Union
+from typing import TYPE_CHECKING, Final
 
 from .._message import Message
 from ..errors import ValidationError
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DROP",
     "AfterAddHook",
+    "Drop",
     "BeforeAddHook",
     "ChatHistoryConfig",
     "StorageHook",
@@ -44,27 +45,25 @@ __all__ = [
 ]
 
 
-class _Drop(enum.Enum):
+class Drop(enum.Enum):
+    """The type of :data:`DROP` (annotate a hook ``-> Message | Drop | None``)."""
+
     DROP = "DROP"
 
     def __repr__(self) -> str:
         return "DROP"
 
 
-DROP: Final = _Drop.DROP
+DROP: Final = Drop.DROP
 """Returned by an ``on_before_add`` hook: do not add the message."""
 
-BeforeAddHook = Callable[
-    [Message, "ChatHistoryStorage"], Union[Message, Literal[_Drop.DROP], None]  # noqa: UP007
-]
+BeforeAddHook = Callable[[Message, "ChatHistoryStorage"], Message | Drop | None]
 """``on_before_add(message, storage)``: the message to add, None (unchanged) or DROP."""
 AfterAddHook = Callable[[Message, "ChatHistoryStorage"], object]
 """``on_after_add(message, storage)``; its return value is ignored."""
 StorageHook = Callable[["ChatHistoryStorage"], object]
 """``on_before_save(storage)`` / ``on_after_load(storage)``; return value ignored."""
-Truncation = Callable[
-    [tuple[Message, ...], int, "ChatHistoryConfig"], Union[Sequence[Message], None]  # noqa: UP007
-]
+Truncation = Callable[[tuple[Message, ...], int, "ChatHistoryConfig"], Sequence[Message] | None]
 """``truncation(messages, total_tokens, config)``: the messages to keep (None: all)."""
 
 

@@ -11,8 +11,10 @@ from messages import Message, UserMessage
 from messages.storage import (
     DROP,
     Backend,
+    BeforeAddHook,
     ChatHistoryConfig,
     ChatHistoryStorage,
+    Drop,
     JsonFileBackend,
     MemoryBackend,
     SessionIdentity,
@@ -24,8 +26,8 @@ def _before_add(message: Message, storage: ChatHistoryStorage) -> Message | None
     return None if message.text else message.with_content("(empty)")
 
 
-def _drop_all(message: Message, storage: ChatHistoryStorage) -> object:
-    return DROP
+def _drop_empty(message: Message, storage: ChatHistoryStorage) -> Message | Drop | None:
+    return DROP if not message.text else None
 
 
 def test_storage_types(tmp_path: Path) -> None:
@@ -53,4 +55,7 @@ def test_storage_types(tmp_path: Path) -> None:
     with ChatHistoryStorage.sqlite(tmp_path / "x.sqlite", ident) as s:
         assert_type(s, ChatHistoryStorage)
     assert storage.len() == 1
-    assert _drop_all(UserMessage("x"), storage) is DROP
+    hook: BeforeAddHook = _drop_empty
+    dropping = ChatHistoryStorage(MemoryBackend(), ident, ChatHistoryConfig(on_before_add=hook))
+    assert_type(dropping.add_message(UserMessage("")), "Message | None")
+    assert dropping.len() == 0
