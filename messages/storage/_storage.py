@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._message import Message
 from ..errors import DecodeError, OrderingError, StorageError, ValidationError
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import os
 
     from .._history import ConversationHistory
+    from .._ordering import OrderingPolicy
     from .._repair import Repair
 
 __all__ = ["ChatHistoryStorage"]
@@ -113,7 +114,9 @@ class ChatHistoryStorage:
     ) -> ChatHistoryStorage:
         """A storage over its own SQLiteBackend at ``path`` (the embedded default).
 
-        ``close()`` (or leaving a ``with`` block) closes that backend.
+        ``close()`` (or leaving a ``with`` block) closes that backend. A program
+        that keeps many sessions open shares one ``SQLiteBackend(path)`` between
+        their storages instead (one connection, thread-safe).
         """
         from .sqlite import SQLiteBackend
 
@@ -127,7 +130,7 @@ class ChatHistoryStorage:
         with self._lock:
             h = self._history
             state = "not loaded" if h is None else f"messages={len(h)}"
-            dirty = h is not None and self._is_dirty(h)
+            dirty = h is not None and self._is_dirty()
         return f"ChatHistoryStorage(key={self._identity.key!r}, {state}, dirty={dirty})"
 
     def __enter__(self) -> ChatHistoryStorage:
@@ -178,12 +181,12 @@ class ChatHistoryStorage:
         """Whether ``save()`` would write: something changed since the last load or save."""
         with self._lock:
             h = self._history
-            return h is not None and self._is_dirty(h)
+            return h is not None and self._is_dirty()
 
-    def _is_dirty(self, h: ConversationHistory) -> bool:
+    def _is_dirty(self) -> bool:
         return self._rewrite or bool(self._pending)
 
-    def _policy(self) -> Any:
+    def _policy(self) -> OrderingPolicy:
         policy = self._config.policy
         if policy is None:
             from .._ordering import OrderingPolicy
@@ -240,7 +243,7 @@ class ChatHistoryStorage:
         from .._codec import from_dict
 
         key = self._identity.key
-        if not isinstance(records, list):
+        if not isinstance(records, (list, tuple)):
             raise StorageError(
                 f"backend returned {type(records).__name__}, expected a list", where(key)
             )
@@ -363,7 +366,7 @@ class ChatHistoryStorage:
         """
         with self._lock:
             h = self._history
-            if h is None or self._in_before_save or not self._is_dirty(h):
+            if h is None or self._in_before_save or not self._is_dirty():
                 return False
             hook = self._config.on_before_save
             if hook is not None:
@@ -374,7 +377,7 @@ class ChatHistoryStorage:
                     self._in_before_save = False
                 h = self._ensure()
             self._truncate(h)
-            if not self._is_dirty(h):
+            if not self._is_dirty():
                 return False
             if not self._rewrite and self._append is not None:
                 # hot path: only the new messages are encoded and written; no
@@ -449,7 +452,7 @@ def _total_tokens(message: Message) -> int | None:
     return total
 
 
-def _calibrated_counter(msgs: Sequence[Message], total: int) -> Any:
+def _calibrated_counter(msgs: Sequence[Message], total: int) -> Callable[[Message], int]:
     """estimate_tokens scaled so that the messages sum to the provider's reported total.
 
     The provider's count is exact for the whole conversation but not per message;
