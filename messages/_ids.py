@@ -34,8 +34,9 @@ def _reseed() -> None:
     # After fork, parent and child would otherwise mint the same ids. The counter
     # is kept, so a stamp made before the fork but formatted in the child cannot
     # collide with one the child makes after it.
-    global _prefix
+    global _prefix, _last_ms
     _prefix = os.urandom(4).hex()
+    _last_ms = -1
 
 
 if hasattr(os, "register_at_fork"):
@@ -47,10 +48,24 @@ def stamp() -> int:
     return (time_ns() << _SEQ_BITS) | (next(counter) & _SEQ_MASK)
 
 
+_last_ms = -1
+_last_head = ""
+
+
 def stamp_id(s: int) -> str:
     """Format the id string of a stamp."""
-    ns = s >> _SEQ_BITS
-    return f"{ns // 1_000_000:012x}{_prefix}{s & _SEQ_MASK:012x}"
+    # Hot path: the 20-digit head (milliseconds and process prefix) is shared by
+    # every id of the same millisecond, so it is formatted once per millisecond.
+    global _last_ms, _last_head
+    ms = (s >> _SEQ_BITS) // 1_000_000
+    if ms != _last_ms:
+        head = f"{ms:012x}{_prefix}"
+        _last_ms, _last_head = ms, head
+    else:
+        head = _last_head
+        if ms != _last_ms:  # another thread moved the cache on meanwhile
+            head = f"{ms:012x}{_prefix}"
+    return f"{head}{s & _SEQ_MASK:012x}"
 
 
 def stamp_created_at(s: int) -> datetime:

@@ -315,7 +315,8 @@ class _IdField:
             try:
                 _get_created(obj)
             except AttributeError:
-                _set_created(obj, stamp_created_at(v))
+                # Keep the stamp for created_at; it becomes a datetime when read.
+                _set_created(obj, v)
             v = stamp_id(v)
             _set_id(obj, v)
         return v
@@ -333,14 +334,15 @@ class _CreatedAtField:
         if obj is None:
             return self
         try:
-            return _get_created(obj)
+            v = _get_created(obj)
         except AttributeError:
-            s = _get_id(obj)
-            if s.__class__ is not int:  # another thread formatted the id meanwhile
-                return _get_created(obj)
-            v = stamp_created_at(s)
+            v = _get_id(obj)
+            if v.__class__ is not int:  # another thread formatted the id meanwhile
+                v = _get_created(obj)
+        if v.__class__ is int:
+            v = stamp_created_at(v)
             _set_created(obj, v)
-            return v
+        return v
 
     def __set__(self, obj: Message, value: Any) -> None:
         _set_created(obj, value)

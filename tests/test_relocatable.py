@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -47,8 +48,14 @@ def test_vendored_copy_imports_under_another_name(tmp_path: Path) -> None:
 def test_no_absolute_self_imports() -> None:
     offenders = []
     for path in PACKAGE.rglob("*.py"):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            s = line.strip()
-            if s.startswith(("from messages", "import messages")):
-                offenders.append(f"{path.name}:{n}")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any(n == "messages" or n.startswith("messages.") for n in names):
+                offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
