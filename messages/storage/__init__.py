@@ -1,14 +1,11 @@
 """Persist conversations per session, so an agent can stop and resume.
 
-::
-
-    from messages import Message
-    from messages.storage import ChatHistoryStorage, SessionIdentity
-
-    identity = SessionIdentity("support-bot", "chat-42", scope="user-7")
-    with ChatHistoryStorage.sqlite("chats.db", identity) as history:
-        history.add_message(Message.user("Hello"))
-        history.save()             # writes only what changed
+>>> from messages import Message
+>>> from messages.storage import ChatHistoryStorage, SessionIdentity
+>>> identity = SessionIdentity("support-bot", "chat-42", scope="user-7")
+>>> with ChatHistoryStorage.sqlite("chats.db", identity) as history:
+...     history.add_message(Message.user("Hello"))
+...     history.save()  # writes only what changed
 
 Backends: :class:`SQLiteBackend` (the embedded default: one row per message, so
 an append never rewrites the session, and several processes can share a file),

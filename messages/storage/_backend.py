@@ -12,7 +12,7 @@ library's ``dbm``, for example (one value per session, so a save is one write)::
     import dbm
     import json
 
-    from messages.storage import SessionIdentity
+    # SessionIdentity is messages.storage.SessionIdentity
 
     class DbmBackend:  # one value per session: its identity and its messages
 
