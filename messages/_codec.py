@@ -543,21 +543,36 @@ def _common(
     """(name, metadata, extras, id, created_at) of a message dict."""
     mid = d.get("id")
     if mid is not None and (mid.__class__ is not str or not mid):
-        if not isinstance(mid, str):
-            _fail(f"expected a string, got {json_type(mid)}", "id")
-        if not mid:
-            _fail("id must not be empty", "id")
-        mid = str(mid)
+        mid = _check_id(mid)
     created = d.get("created_at")
     if created is not None:
-        created = parse_created_at(created)
+        # Hot path: a canonical UTC timestamp is parsed in one C call.
+        if created.__class__ is str:
+            try:
+                created = _fromiso(created)
+            except ValueError:
+                created = parse_created_at(created)
+            else:
+                if created.tzinfo is not UTC:
+                    created = parse_created_at(created)
+        else:
+            created = parse_created_at(created)
     name = d.get("name")
     if name is not None and name.__class__ is not str:
         name = _opt_str(name, "name")
     metadata = d.get("metadata")
     metadata = EMPTY if metadata is None else _mapping(metadata, "metadata")
-    extras = _extras(d, known, RESERVED_KEYS)
-    return name, metadata, extras, mid, created
+    if d.keys() <= known and d.get("extras") is None:
+        return name, metadata, EMPTY, mid, created
+    return name, metadata, _extras(d, known, RESERVED_KEYS), mid, created
+
+
+def _check_id(mid: object) -> str:
+    if not isinstance(mid, str):
+        _fail(f"expected a string, got {json_type(mid)}", "id")
+    if not mid:
+        _fail("id must not be empty", "id")
+    return str(mid)
 
 
 def _dec_user(cls: type[M], d: Mapping[str, Any]) -> M:
@@ -685,29 +700,47 @@ def _resolve(d: Mapping[str, Any], registry: MessageRegistry) -> type[Message]:
     table = registry._table
     entry = table.get(role) if role.__class__ is str else None
     if entry is None:
-        if role is None:
-            _fail(f"role is required; one of {_VALID_ROLES}", "role")
-        value = getattr(role, "value", role) if not isinstance(role, str) else role
-        if not isinstance(value, str):
-            _fail(f"role must be a string, got {json_type(role)}", "role")
-        entry = table.get(value.strip().lower())
-        if entry is None:
-            _fail(f"unknown role (length {len(value)}); expected one of {_VALID_ROLES}", "role")
+        entry = _role_entry(role, table)
     fallback, tried = entry
     for cls, predicate in tried:
-        try:
-            matched = predicate(d)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            _fail(f"the predicate of {cls.__name__} failed ({type(exc).__name__})")
-        if matched:
+        if _matches(predicate, cls, d):
             return cls
     return fallback
 
 
+def _role_entry(role: object, table: Mapping[str, Any]) -> Any:
+    """The table entry of a role given other than as an exact lowercase string."""
+    if role is None:
+        _fail(f"role is required; one of {_VALID_ROLES}", "role")
+    value = getattr(role, "value", role) if not isinstance(role, str) else role
+    if not isinstance(value, str):
+        _fail(f"role must be a string, got {json_type(role)}", "role")
+    entry = table.get(value.strip().lower())
+    if entry is None:
+        _fail(f"unknown role (length {len(value)}); expected one of {_VALID_ROLES}", "role")
+    return entry
+
+
+def _matches(predicate: Any, cls: type, d: Mapping[str, Any]) -> bool:
+    try:
+        return bool(predicate(d))
+    except DecodeError:
+        raise
+    except Exception as exc:  # a user predicate must not break the decoder's contract
+        _fail(f"the predicate of {cls.__name__} failed ({type(exc).__name__})")
+
+
 def _decode(d: Mapping[str, Any], registry: MessageRegistry, want: type | None = None) -> Any:
-    cls = _resolve(d, registry)
+    # Hot path: role resolution inline (one dict lookup for single-class roles).
+    role = d.get("role")
+    entry = registry._table.get(role) if role.__class__ is str else None
+    if entry is None:
+        entry = _role_entry(role, registry._table)
+    cls, tried = entry
+    for c, predicate in tried:
+        if _matches(predicate, c, d):
+            cls = c
+            break
     if want is not None and want is not Message and not issubclass(cls, want):
         if issubclass(want, cls):
             cls = want  # a subclass asked for by name decodes as itself

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Any, NoReturn, TypeVar, overload
 
 from ._frozen import EMPTY, FrozenDict, freeze, freeze_mapping
@@ -475,6 +476,38 @@ def _dec_function(fn: Any, path: str) -> tuple[str, FrozenDict, str | None]:
 
 def _dec_call(c: Any) -> ToolCall:
     """One tool call dict (paths relative to the call)."""
+    # Hot path: the canonical shape is read inline: a dict with a str id, type
+    # "function" (or none), a valid name, arguments as the text of a JSON object
+    # and no other keys. Anything else, including every error, takes the general
+    # path, which re-reads the call and names the spot.
+    if c.__class__ is dict:
+        cid = c.get("id")
+        fn = c.get("function")
+        t = c.get("type")
+        if (
+            cid.__class__ is str
+            and cid
+            and fn.__class__ is dict
+            and (len(c) == 3 if t == "function" else len(c) == 2)  # no other keys: no extras
+        ):
+            name = fn.get("name")
+            args = fn.get("arguments")
+            if args.__class__ is str and name.__class__ is str:
+                try:
+                    name = check_tool_name(name)
+                    value, end = _scan_once(args, 0)
+                    if value.__class__ is dict and end == len(args):
+                        return _trusted_call(cid, name, freeze_mapping(value, ""), EMPTY, args)
+                except Exception:  # any failure: the general path reports it properly
+                    pass
+    return _dec_call_general(c)
+
+
+_trusted_call = ToolCall._trusted
+_call_id = attrgetter("id")
+
+
+def _dec_call_general(c: Any) -> ToolCall:
     if c.__class__ is not dict and not isinstance(c, Mapping):
         _fail(f"expected a tool call object, got {json_type(c)}")
     cid = c.get("id")
@@ -491,24 +524,29 @@ def _dec_call(c: Any) -> ToolCall:
         _fail("unsupported tool call type; expected 'function'", "type")
     name, arguments, raw = _dec_function(c.get("function"), "function")
     extras = _extras(c, CALL_KEYS)
-    return ToolCall._trusted(cid, name, arguments, extras, raw)
+    return _trusted_call(cid, name, arguments, extras, raw)
 
 
 def _dec_calls(value: Any) -> tuple[ToolCall, ...]:
-    if not isinstance(value, (list, tuple)):
+    if value.__class__ is not list and not isinstance(value, (list, tuple)):
         _fail(f"expected an array of tool calls, got {json_type(value)}", "tool_calls")
-    calls: list[ToolCall] = []
-    seen: set[str] = set()
-    for i, c in enumerate(value):
-        try:
-            call = _dec_call(c)
-        except DecodeError as exc:
-            raise exc.at(f"tool_calls[{i}]") from None
-        if call.id in seen:
-            _fail("duplicate tool call id within the message", f"tool_calls[{i}].id")
-        seen.add(call.id)
-        calls.append(call)
-    return tuple(calls)
+    try:
+        calls = tuple(map(_dec_call, value))
+    except DecodeError:
+        for i, c in enumerate(value):  # the failure path: find which call, for the path
+            try:
+                _dec_call(c)
+            except DecodeError as exc:  # noqa: PERF203 - runs only after a failure
+                raise exc.at(f"tool_calls[{i}]") from None
+        raise
+    n = len(calls)
+    if n > 1 and (calls[0].id == calls[1].id if n == 2 else len(set(map(_call_id, calls))) != n):
+        seen: set[str] = set()
+        for i, call in enumerate(calls):
+            if call.id in seen:
+                _fail("duplicate tool call id within the message", f"tool_calls[{i}].id")
+            seen.add(call.id)
+    return calls
 
 
 def _legacy_call(d: Mapping[str, Any]) -> ToolCall:

@@ -15,7 +15,7 @@ new table, never a half-built one, and never take the lock.
 
 from __future__ import annotations
 
-import threading
+import _thread
 from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any, overload
@@ -101,7 +101,8 @@ class MessageRegistry:
     _table: dict[str, _Entry]
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # _thread, not threading: same lock, without importing threading (~0.5 ms)
+        self._lock = _thread.allocate_lock()
         self._table = {
             "system": (SystemMessage, ()),
             "developer": (DeveloperMessage, ()),
