@@ -1075,6 +1075,7 @@ def test_round_trip_through_dict(m: Message) -> None:
 @given(gen.messages)
 def test_round_trip_through_json(m: Message) -> None:
     text = to_json(m)
+    assert not list(VALIDATOR.iter_errors(json.loads(text)))
     back = dec_json(text)
     same(back, m)
     assert to_json(back) == text
