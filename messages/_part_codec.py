@@ -88,6 +88,8 @@ def _enc_image(p: ImagePart) -> dict[str, Any]:
     data = p.data
     if data is None:
         img: dict[str, Any] = {"url": p.url}
+        if p.media_type is not None:
+            img["media_type"] = p.media_type
     elif _data_url_safe(p.media_type):  # type: ignore[arg-type]
         img = {"url": f"data:{p.media_type};base64,{data}"}
     else:
@@ -327,7 +329,9 @@ def _dec_image(p: Mapping[str, Any]) -> ImagePart:
                 lambda: ImagePart(data=data, media_type=media_type, detail=detail), "image_url"
             )
         # else not a base64 data: URL: keep it as a URL
-    return _build(lambda: ImagePart(url=url, detail=detail), "image_url")
+    if media_type is not None:
+        media_type = _req_str(media_type, "image_url.media_type", "a media type")
+    return _build(lambda: ImagePart(url=url, media_type=media_type, detail=detail), "image_url")
 
 
 def _dec_audio(p: Mapping[str, Any]) -> AudioPart:

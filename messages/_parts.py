@@ -71,6 +71,17 @@ class ImagePart:
             raise ValidationError("exactly one of url or data is required", "url")
         if self.url is not None and not self.url:
             raise ValidationError("url must not be empty", "url")
+        if self.url is not None and self.url.startswith("data:"):
+            # A base64 data: URL is inline data: store it as such, so that equal
+            # images are equal however they were given.
+            try:
+                media_type, data = parse_data_url(self.url, "url")
+            except ValidationError:
+                pass  # not base64: keep it as a URL
+            else:
+                object.__setattr__(self, "url", None)
+                object.__setattr__(self, "data", data)
+                object.__setattr__(self, "media_type", media_type)
         if self.data is not None:
             if self.media_type is None or not self.media_type:
                 raise ValidationError("media_type is required with data", "media_type")

@@ -27,7 +27,10 @@ FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
 def _manifest() -> dict[str, Any]:
     path = FIXTURES / "MANIFEST.json"
     if not path.exists():
-        return {"entries": [], "conventions": {}}
+        # The provider tests must run over every fixture; never pass vacuously.
+        raise RuntimeError(
+            f"provider fixtures not found at {FIXTURES} (shared/ must sit beside the checkout)"
+        )
     with path.open(encoding="utf-8") as f:
         data: dict[str, Any] = json.load(f)
     return data

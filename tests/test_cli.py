@@ -235,22 +235,9 @@ def test_loss_warnings_never_show_content(
     assert SECRET not in err
 
 
-# from_dict(to_dict(m)) loses the media_type of an ImagePart given by URL (a codec bug,
-# reported); strict, so this fails as soon as it is fixed and the mark can go.
-_URL_MEDIA_TYPE = pytest.mark.xfail(
-    reason="canonical codec drops media_type of URL images", strict=True
-)
-
-
 @pytest.mark.parametrize(
     "entry",
-    [
-        pytest.param(e, marks=_URL_MEDIA_TYPE)
-        if e["file"] == "gemini/request_image_file_uri.json"
-        else e
-        for e in fixture_entries()
-        if e["kind"] == "request"
-    ],
+    [e for e in fixture_entries() if e["kind"] == "request"],
     ids=lambda e: e["file"],
 )
 def test_convert_provider_fixture_to_canonical(

@@ -139,3 +139,16 @@ def test_parts_are_frozen_slotted_hashable(part: Any) -> None:
 )
 def test_part_reprs_hide_content(make: Any, secret: str) -> None:
     assert secret not in repr(make(secret))
+
+
+def test_image_given_as_data_url_is_stored_as_inline_data() -> None:
+    p = ImagePart(url="data:image/png;base64,AA==", detail="low")
+    assert (p.url, p.data, p.media_type, p.detail) == (None, "AA==", "image/png", "low")
+    assert p == ImagePart.from_data_url("data:image/png;base64,AA==", detail="low")
+    assert ImagePart(url="data:text/plain,hello").url == "data:text/plain,hello"
+
+
+def test_url_image_keeps_media_type() -> None:
+    p = ImagePart(url="gs://bucket/x.png", media_type="image/png")
+    assert p.media_type == "image/png"
+    assert ImagePart.from_dict(p.to_dict()) == p
