@@ -8,8 +8,6 @@ storage live in the ``messages.providers`` and ``messages.storage`` sub-packages
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ._message import (
     AssistantMessage,
     Content,
@@ -22,12 +20,13 @@ from ._message import (
 )
 from ._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from ._role import MessageRole
-from ._streaming import ToolCallAccumulator, ToolCallDelta
 from ._tool_call import InvalidToolCall, ToolCall
-from ._tool_result import ToolResult
 from .errors import DecodeError, MessageError, OrderingError, StorageError, ValidationError
 
+TYPE_CHECKING = False  # not typing's: `import messages` does not import typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._codec import from_dict, from_json, to_dict, to_json
     from ._collections import Messages, MessageStore
     from ._envelope import Envelope, EnvelopeType, to_provider_messages
@@ -35,8 +34,10 @@ if TYPE_CHECKING:
     from ._ordering import OrderingPolicy
     from ._registry import MessageRegistry, default_registry
     from ._repair import Repair, repair
+    from ._streaming import ToolCallAccumulator, ToolCallDelta
     from ._tokens import estimate_tokens
     from ._tool_definition import ToolDefinition
+    from ._tool_result import ToolResult
 
 __version__ = "0.1.0"
 
@@ -110,6 +111,9 @@ _LAZY = {
     "EnvelopeType": "._envelope",
     "to_provider_messages": "._envelope",
     "ToolDefinition": "._tool_definition",
+    "ToolResult": "._tool_result",
+    "ToolCallDelta": "._streaming",
+    "ToolCallAccumulator": "._streaming",
 }
 
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, NoReturn
 
 from .errors import ValidationError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 __all__ = ["EMPTY", "FrozenDict", "freeze", "freeze_mapping", "thaw"]
 
@@ -20,7 +23,7 @@ __all__ = ["EMPTY", "FrozenDict", "freeze", "freeze_mapping", "thaw"]
 MAX_DEPTH = 200
 
 
-class FrozenDict(dict[str, Any]):
+class FrozenDict(dict):  # type: ignore[type-arg]  # dict[str, Any] at runtime would need typing
     """An immutable, hashable ``dict`` whose values are themselves frozen."""
 
     __slots__ = ("_hash",)

@@ -15,12 +15,39 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from datetime import datetime, timedelta, timezone
 
-__all__ = ["counter", "new_id", "now", "stamp", "stamp_created_at", "stamp_id", "time_ns"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime, timezone
+    from typing import Any
 
-UTC = timezone.utc
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+    UTC: timezone
+
+__all__ = ["UTC", "counter", "new_id", "now", "stamp", "stamp_created_at", "stamp_id", "time_ns"]
+
+# datetime is imported when a timestamp is first needed, not by `import messages`.
+_EPOCH: Any = None
+_timedelta: Any = None
+_datetime: Any = None
+
+
+def _init_datetime() -> datetime:
+    global _EPOCH, _timedelta, _datetime, UTC
+    from datetime import datetime, timedelta, timezone
+
+    UTC = timezone.utc
+    _datetime, _timedelta = datetime, timedelta
+    _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+    return _EPOCH  # type: ignore[no-any-return]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "UTC":
+        _init_datetime()
+        return UTC
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _SEQ_BITS = 40
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
 
@@ -70,7 +97,8 @@ def stamp_id(s: int) -> str:
 
 def stamp_created_at(s: int) -> datetime:
     """Return the aware UTC datetime (microsecond precision) of a stamp."""
-    return _EPOCH + timedelta(microseconds=(s >> _SEQ_BITS) // 1000)
+    epoch = _EPOCH or _init_datetime()
+    return epoch + _timedelta(microseconds=(s >> _SEQ_BITS) // 1000)  # type: ignore[no-any-return]
 
 
 def new_id() -> str:
@@ -80,4 +108,6 @@ def new_id() -> str:
 
 def now() -> datetime:
     """The current time as an aware UTC datetime."""
-    return datetime.now(UTC)
+    if _EPOCH is None:
+        _init_datetime()
+    return _datetime.now(UTC)  # type: ignore[no-any-return]

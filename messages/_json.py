@@ -14,33 +14,54 @@ Decisions, documented in the README:
 
 from __future__ import annotations
 
-import json
-from typing import Any, NoReturn
-
 from .errors import DecodeError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import json
+    from collections.abc import Callable
+    from typing import Any, NoReturn
+
+    dumps_compact: Callable[[Any], str]
+    """Compact JSON (``{"a":1}``) with non-ASCII escaped, so lone surrogates survive."""
+
 __all__ = ["dumps_compact", "loads", "loads_object"]
+
+# The json module is imported on first use, not by ``import messages`` (import
+# time is latency): ``dumps_compact`` is made by the module ``__getattr__`` below
+# and the decoder by ``_init``; after that both are plain globals.
+_decode: Any = None
 
 
 def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
-_decode = _decoder.decode
-_encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-dumps_compact = _encoder.encode
-"""Compact JSON (``{"a":1}``) with non-ASCII escaped, so lone surrogates survive."""
+def _init() -> Any:
+    global _decode, json
+    import json
+
+    _decode = json.JSONDecoder(parse_constant=_refuse_constant).decode
+    globals()["dumps_compact"] = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    return _decode
+
+
+def __getattr__(name: str) -> Any:
+    if name == "dumps_compact":
+        _init()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def loads(text: str | bytes | bytearray, path: str = "") -> Any:
     """Parse JSON text; any failure raises DecodeError at ``path``."""
+    decode = _decode or _init()
     try:
         if not isinstance(text, str):
             if not isinstance(text, (bytes, bytearray)):
                 raise DecodeError(f"expected JSON text, got {type(text).__name__}", path)
             text = bytes(text).decode("utf-8")
-        return _decode(text)
+        return decode(text)
     except DecodeError:
         raise
     except json.JSONDecodeError as exc:

@@ -12,35 +12,39 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, TypeVar, overload
 
+from . import _ids
 from ._frozen import EMPTY, FrozenDict, freeze_mapping
-from ._ids import UTC, stamp_created_at, stamp_id
 from ._ids import counter as _counter
 from ._ids import now as _now
+from ._ids import stamp_created_at, stamp_id
 from ._ids import time_ns as _time_ns
+from ._lazy import LazyModule
 from ._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from ._role import MessageRole
 from ._tool_call import ToolCall
 from .errors import ValidationError
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: this module must not import typing
 if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any, ClassVar, NoReturn, TypeVar
+
     from ._registry import MessageRegistry
     from ._tool_result import ToolResult
 
-__all__ = [
-    "AssistantMessage",
-    "Content",
-    "DeveloperMessage",
-    "Message",
-    "SystemMessage",
-    "ToolCallMessage",
-    "ToolResultMessage",
-    "UserMessage",
-]
+    M = TypeVar("M", bound="Message")
 
-M = TypeVar("M", bound="Message")
+    __all__ = [
+        "AssistantMessage",
+        "Content",
+        "DeveloperMessage",
+        "Message",
+        "SystemMessage",
+        "ToolCallMessage",
+        "ToolResultMessage",
+        "UserMessage",
+    ]
 
 Content = str | Sequence[ContentPart | str]
 """What a message's content may be given as: a string or a sequence of parts (plain strings in the sequence become TextParts)."""
@@ -93,11 +97,14 @@ def _check_str(value: object, path: str) -> str:
 
 
 def _check_created_at(value: object) -> datetime:
+    from datetime import datetime  # already imported by whoever made the value
+
+    utc = _ids.UTC
     if not isinstance(value, datetime):
         _fail(f"expected an aware datetime, got {type(value).__name__}", "created_at")
     if value.tzinfo is None or value.utcoffset() is None:
         _fail("datetime must be timezone-aware", "created_at")
-    return value if value.tzinfo is UTC else value.astimezone(UTC)
+    return value if value.tzinfo is utc else value.astimezone(utc)
 
 
 @dataclass(frozen=True, init=False, eq=False, repr=False)
@@ -122,7 +129,8 @@ class Message:
     extras: Mapping[str, Any]
     created_at: datetime
 
-    role: ClassVar[MessageRole]
+    if TYPE_CHECKING:  # a class attribute, never a dataclass field
+        role: ClassVar[MessageRole]
 
     def __init__(self) -> None:
         raise TypeError("Message is abstract: use a subclass or a Message.* factory")
@@ -255,18 +263,6 @@ class Message:
     def user(content: Content, **kwargs: Any) -> UserMessage:
         """A user message from a string or parts."""
         return UserMessage(content, **kwargs)
-
-    @overload
-    @staticmethod
-    def assistant(
-        content: Content, tool_calls: tuple[()] = (), **kwargs: Any
-    ) -> AssistantMessage: ...
-
-    @overload
-    @staticmethod
-    def assistant(
-        content: Content | None = None, tool_calls: Sequence[ToolCall] = (), **kwargs: Any
-    ) -> AssistantMessage: ...
 
     @staticmethod
     def assistant(
@@ -435,7 +431,7 @@ class SystemMessage(Message):
 
     __slots__ = ("content",)
     content: str
-    role: ClassVar[MessageRole] = MessageRole.SYSTEM
+    role = MessageRole.SYSTEM
 
     def __init__(
         self,
@@ -457,7 +453,7 @@ class DeveloperMessage(Message):
 
     __slots__ = ("content",)
     content: str
-    role: ClassVar[MessageRole] = MessageRole.DEVELOPER
+    role = MessageRole.DEVELOPER
 
     def __init__(
         self,
@@ -479,7 +475,7 @@ class UserMessage(Message):
 
     __slots__ = ("content",)
     content: str | tuple[ContentPart, ...]
-    role: ClassVar[MessageRole] = MessageRole.USER
+    role = MessageRole.USER
 
     def __init__(
         self,
@@ -506,7 +502,7 @@ class AssistantMessage(Message):
 
     __slots__ = ("content",)
     content: str | tuple[ContentPart, ...] | None
-    role: ClassVar[MessageRole] = MessageRole.ASSISTANT
+    role = MessageRole.ASSISTANT
 
     def __init__(
         self,
@@ -606,7 +602,7 @@ class ToolResultMessage(Message):
     content: str | tuple[ContentPart, ...]
     is_error: bool
     tool_name: str | None
-    role: ClassVar[MessageRole] = MessageRole.TOOL
+    role = MessageRole.TOOL
 
     def _key(self) -> tuple[Any, ...]:
         return (self.tool_call_id, self.content, self.is_error, self.tool_name)
@@ -755,6 +751,8 @@ def trusted_tool_result_message(
     return self
 
 
-# At the bottom on purpose: _codec imports this module (import-cycle safe), and
-# Message.to_dict / from_dict reach it through this module global (~20 ns).
-from . import _codec  # noqa: E402
+# The codec is imported on first use (import time); see _lazy.
+if TYPE_CHECKING:
+    from . import _codec
+else:
+    _codec = LazyModule("._codec", __package__, globals(), "_codec")

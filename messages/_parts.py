@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from ._lazy import LazyModule
 from .errors import ValidationError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "AudioPart",
@@ -242,6 +246,8 @@ ContentPart = TextPart | ImagePart | AudioPart | FilePart | ReasoningPart
 PART_TYPES: frozenset[type] = frozenset((TextPart, ImagePart, AudioPart, FilePart, ReasoningPart))
 
 
-# At the bottom on purpose: _part_codec imports this module (import-cycle safe),
-# and the to_dict / from_dict methods reach it through this module global.
-from . import _part_codec  # noqa: E402
+# The codec is imported on first use (import time); see _lazy.
+if TYPE_CHECKING:
+    from . import _part_codec
+else:
+    _part_codec = LazyModule("._part_codec", __package__, globals(), "_part_codec")

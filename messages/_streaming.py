@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ._frozen import EMPTY, freeze
 from ._json import loads
+from ._lazy import LazyModule
 from ._tool_call import _NAME_RE, InvalidToolCall, ToolCall
 from .errors import DecodeError, ValidationError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ToolCallAccumulator", "ToolCallDelta"]
 
@@ -159,6 +163,8 @@ class ToolCallAccumulator:
         return self._split(id_for)
 
 
-# At the bottom on purpose: _codec imports this module (import-cycle safe), and
-# the to_dict / from_dict methods reach it through this module global.
-from . import _codec  # noqa: E402
+# The codec is imported on first use (import time); see _lazy.
+if TYPE_CHECKING:
+    from . import _codec
+else:
+    _codec = LazyModule("._codec", __package__, globals(), "_codec")

@@ -5,18 +5,22 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
+from . import _json
 from ._frozen import EMPTY, FrozenDict, freeze_mapping, thaw
-from ._json import dumps_compact, loads_object
+from ._lazy import LazyModule
 from .errors import DecodeError, ValidationError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 __all__ = ["InvalidToolCall", "ToolCall", "check_tool_name"]
 
-T = TypeVar("T")
 
 _NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _name_ok = _NAME_RE.fullmatch
@@ -83,7 +87,7 @@ class ToolCall:
         elif type(arguments) is str or isinstance(arguments, str):
             raw = str(arguments)
             try:
-                arguments = loads_object(raw, "arguments")
+                arguments = _json.loads_object(raw, "arguments")
             except DecodeError as exc:
                 raise ValidationError(exc.message, "arguments") from None
         _set_id(self, id)
@@ -97,7 +101,7 @@ class ToolCall:
         """The arguments as a compact JSON string (the original string when decoded from one)."""
         raw = self._raw
         if raw is None:
-            raw = dumps_compact(self.arguments)
+            raw = _json.dumps_compact(self.arguments)
             _set_raw(self, raw)
         return raw
 
@@ -177,6 +181,8 @@ class InvalidToolCall:
 def build_from_arguments(cls: Callable[..., T], args: dict[str, Any], path: str) -> T:
     """Build ``cls`` from a plain dict of arguments, or raise ValidationError."""
     if _is_typeddict(cls):
+        import typing
+
         hints = typing.get_type_hints(cls)
         required: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
         missing = sorted(required - args.keys())
@@ -208,6 +214,8 @@ def _is_typeddict(cls: object) -> bool:
 
 def _hints(cls: type) -> dict[str, Any]:
     try:
+        import typing
+
         return typing.get_type_hints(cls)
     except Exception:  # unresolvable forward references: no nested building
         return {}
@@ -249,6 +257,8 @@ def _misfit(cls: object, missing: list[str], unknown: list[str]) -> str:
     return f"arguments do not fit {_name_of(cls)}: {detail}"
 
 
-# At the bottom on purpose: _part_codec imports this module (import-cycle safe),
-# and ToolCall.to_dict / from_dict reach it through this module global.
-from . import _part_codec  # noqa: E402
+# The codec is imported on first use (import time); see _lazy.
+if TYPE_CHECKING:
+    from . import _part_codec
+else:
+    _part_codec = LazyModule("._part_codec", __package__, globals(), "_part_codec")

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ._lazy import LazyModule
 from ._message import TOOL_PARTS, ToolResultMessage, check_content
 from ._parts import ContentPart
 from .errors import ValidationError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ToolResult"]
 
@@ -78,6 +82,8 @@ class ToolResult:
         )
 
 
-# At the bottom on purpose: _codec imports this module (import-cycle safe), and
-# the to_dict / from_dict methods reach it through this module global.
-from . import _codec  # noqa: E402
+# The codec is imported on first use (import time); see _lazy.
+if TYPE_CHECKING:
+    from . import _codec
+else:
+    _codec = LazyModule("._codec", __package__, globals(), "_codec")

@@ -59,3 +59,20 @@ def test_no_absolute_self_imports() -> None:
             if any(n == "messages" or n.startswith("messages.") for n in names):
                 offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
+
+
+def test_import_messages_stays_light() -> None:
+    # Import time is latency: the codecs, json, datetime and typing load on first use.
+    code = (
+        "import sys, messages; "
+        "heavy = ['typing', 'json', 'datetime', 'sqlite3', 'messages._codec', 'messages.providers']; "
+        "print(','.join(m for m in heavy if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=PACKAGE.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.strip() == ""
