@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from . import _json
-from ._frozen import EMPTY, FrozenDict, freeze_mapping, thaw
+from ._frozen import _SCALARS, EMPTY, FrozenDict, freeze_mapping, thaw
 from ._lazy import LazyModule
 from .errors import DecodeError, ValidationError
 
@@ -82,8 +82,17 @@ class ToolCall:
         if type(name) is not str or name not in _KNOWN_NAMES:
             check_tool_name(name)
         raw: str | None = None
-        if type(arguments) is dict or arguments is EMPTY:
-            pass
+        frozen: Any = None
+        if type(arguments) is dict:
+            # Hot path: a flat dict of scalars is copied after one scan, inline
+            # (saves the freeze_mapping call, ~70 ns).
+            for k, v in arguments.items():
+                if type(k) is not str or type(v) not in _SCALARS:
+                    break
+            else:
+                frozen = FrozenDict(arguments) if arguments else EMPTY
+        elif arguments is EMPTY:
+            frozen = EMPTY
         elif type(arguments) is str or isinstance(arguments, str):
             raw = str(arguments)
             try:
@@ -92,7 +101,9 @@ class ToolCall:
                 raise ValidationError(exc.message, "arguments") from None
         _set_id(self, id)
         _set_name(self, name)
-        _set_arguments(self, freeze_mapping(arguments, "arguments"))
+        _set_arguments(
+            self, frozen if frozen is not None else freeze_mapping(arguments, "arguments")
+        )
         _set_extras(self, EMPTY if extras is None else freeze_mapping(extras, "extras"))
         _set_raw(self, raw)
 
