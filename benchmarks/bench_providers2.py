@@ -28,7 +28,7 @@ from _timing import compare
 from messages import Message, ToolCall, to_dict
 from messages.providers import get_provider
 
-Row = tuple[str, float]
+Row = tuple[str, float, float, str]
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
 NAMES = ("anthropic", "gemini")
@@ -61,12 +61,15 @@ def _format_rows(ms: list[Message]) -> list[Row]:
         p = get_provider(name)
         pairs[name] = lambda p=p: p.format_request(ms)  # type: ignore[misc]
     t = compare(pairs)
-    rows: list[Row] = [(f"to_dict per message ({n} msgs, tool calls)", t["to_dict"] / n)]
-    rows += [
-        (f"format_request per message, {name} ({n} msgs, tool calls)", t[name] / n)
+    return [
+        (
+            f"format_request per message, {name} ({n} msgs, tool calls)",
+            t[name] / n,
+            t["to_dict"] / n,
+            "to_dict per message",
+        )
         for name in NAMES
     ]
-    return rows
 
 
 _RESPONSES = (
@@ -90,8 +93,14 @@ def _parse_rows() -> list[Row]:
             "to_dict": lambda m=message: to_dict(m),  # type: ignore[misc]
         }
         t = compare(pairs)
-        rows.append((f"parse_response per message, {name} ({what})", t["parse"]))
-        rows.append((f"  to_dict of that message ({name}, {what})", t["to_dict"]))
+        rows.append(
+            (
+                f"parse_response, {name} ({what})",
+                t["parse"],
+                t["to_dict"],
+                "to_dict of that message",
+            )
+        )
     return rows
 
 
@@ -203,10 +212,18 @@ def _stream_rows() -> list[Row]:
     )
     n, m = len(a_events), len(g_events)
     return [
-        (f"stream per event, anthropic ({n} text + input_json deltas)", t["anthropic"] / n),
-        ("  json.loads of the event (anthropic)", t["loads_a"] / n),
-        (f"stream per chunk, gemini ({m} text chunks + 2 calls)", t["gemini"] / m),
-        ("  json.loads of the chunk (gemini)", t["loads_g"] / m),
+        (
+            f"stream per event, anthropic ({n} text + input_json deltas)",
+            t["anthropic"] / n,
+            t["loads_a"] / n,
+            "json.loads of the event",
+        ),
+        (
+            f"stream per chunk, gemini ({m} text chunks + 2 calls)",
+            t["gemini"] / m,
+            t["loads_g"] / m,
+            "json.loads of the chunk",
+        ),
     ]
 
 
@@ -245,5 +262,5 @@ if __name__ == "__main__":
     if "--profile" in sys.argv:
         profile()
     else:
-        for what, ns in bench_providers2():
-            print(f"{what:<64} {ns:>10.1f} ns")
+        for what, ns, base, desc in bench_providers2():
+            print(f"{what:<64} {ns:>10.1f} ns  {ns / base:>6.2f}x {desc}")
