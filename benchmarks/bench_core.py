@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -61,12 +62,20 @@ class PlainMessage:
 class PlainToolCall:
     """Floor for a tool call."""
 
-    __slots__ = ("arguments", "id", "name")
+    __slots__ = ("_json", "arguments", "id", "name")
 
     def __init__(self, id: str, name: str, arguments: Any) -> None:
         self.id = id
         self.name = name
         self.arguments = arguments
+        self._json: str | None = None
+
+    @property
+    def arguments_json(self) -> str:
+        """The arguments as JSON, made once (as messages.ToolCall does)."""
+        if self._json is None:
+            self._json = json.dumps(self.arguments)
+        return self._json
 
 
 class PlainToolCallMessage(PlainMessage):

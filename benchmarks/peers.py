@@ -130,7 +130,7 @@ class Floor:
                     {
                         "id": c.id,
                         "type": "function",
-                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                        "function": {"name": c.name, "arguments": c.arguments_json},
                     }
                     for c in m.tool_calls
                 ],
