@@ -848,7 +848,7 @@ def _calls_of(env: Envelope) -> tuple[ToolCall, ...]:
     if "tool_calls" not in p:
         return (_call_of(env, p, "payload", 0),)
     raw = p["tool_calls"]
-    if raw.__class__ is not tuple or not raw:
+    if not isinstance(raw, tuple) or not raw:  # a frozen JSON array (FrozenList)
         _fail("expected a non-empty list of tool call objects", "payload.tool_calls")
     calls: list[ToolCall] = []
     seen: set[str] = set()

@@ -1,4 +1,4 @@
-"""Deeply immutable JSON-like values: ``FrozenDict`` and tuples.
+"""Deeply immutable JSON-like values: ``FrozenDict`` and ``FrozenList``.
 
 Arguments, metadata, extras and schemas are stored frozen so that no caller can
 change a value object after it was built, and so that messages stay hashable.
@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
-__all__ = ["EMPTY", "FrozenDict", "freeze", "freeze_mapping", "thaw"]
+__all__ = ["EMPTY", "FrozenDict", "FrozenList", "freeze", "freeze_mapping", "thaw"]
 
 #: Nesting deeper than this is refused, so that no input can exhaust the stack.
 MAX_DEPTH = 200
@@ -62,6 +62,36 @@ class FrozenDict(dict):  # type: ignore[type-arg]  # dict[str, Any] at runtime w
         return f"FrozenDict({dict.__repr__(self)})"
 
 
+class FrozenList(tuple):  # type: ignore[type-arg]  # tuple[Any, ...] at runtime would need typing
+    """An immutable JSON array: a ``tuple`` that also equals a ``list`` with the same items.
+
+    Frozen values are compared with what callers wrote (``call.arguments ==
+    {"tags": ["a"]}``, ``parameters["required"] == ["city"]``), so a frozen array
+    must equal the list it was made from; it stays a tuple for hashing and JSON.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is list:
+            return len(self) == len(other) and tuple.__eq__(self, tuple(other))
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+    def __reduce__(self) -> tuple[type[FrozenList], tuple[tuple[Any, ...]]]:
+        return (FrozenList, (tuple(self),))
+
+    def __copy__(self) -> FrozenList:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenList:
+        return self
+
+
 EMPTY: FrozenDict = FrozenDict()
 
 _SCALARS = frozenset((str, int, bool, type(None)))
@@ -81,7 +111,7 @@ def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
     t = type(value)
     if t in _SCALARS:
         return value
-    if t is FrozenDict:
+    if t is FrozenDict or t is FrozenList:
         return value
     if t is float:
         if not math.isfinite(value):
@@ -92,7 +122,7 @@ def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
     if t is dict or isinstance(value, Mapping):
         return _freeze_items(value.items(), path, depth + 1)
     if t is list or t is tuple:
-        return tuple([freeze(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)])
+        return FrozenList([freeze(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)])
     if isinstance(value, (str, int, float)):  # str/int/float subclasses, e.g. enums
         return _plain_scalar(value, path)
     _fail(path, f"unsupported type {t.__name__}; expected a JSON value")

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from messages import ValidationError
-from messages._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
+from messages._frozen import EMPTY, FrozenDict, FrozenList, freeze, freeze_mapping, thaw
 
 json_values = st.recursive(
     st.none()
@@ -110,3 +110,33 @@ def test_enum_and_subclass_scalars_become_plain() -> None:
     frozen = freeze({"c": Color.RED, "t": (True, 1)})
     assert type(frozen["c"]) is str
     assert frozen["t"] == (True, 1)
+
+
+@given(json_values)
+def test_frozen_value_equals_the_plain_value(value: Any) -> None:
+    # callers compare what they wrote with what is stored: a frozen array equals its list
+    frozen = freeze(value)
+    assert frozen == value
+    assert value == frozen
+    assert (frozen != value) is False
+    assert freeze(frozen) is frozen or freeze(frozen) == frozen
+
+
+def test_frozen_list_is_an_immutable_hashable_tuple() -> None:
+    frozen = freeze([1, [2, {"a": [3]}]])
+    assert type(frozen) is FrozenList
+    assert isinstance(frozen, tuple)
+    assert frozen == (1, (2, {"a": (3,)}))
+    assert frozen != [1, [2, {"a": [4]}]]
+    assert frozen != [1]
+    assert frozen != "x"
+    assert hash(frozen) == hash((1, (2, FrozenDict({"a": (3,)}))))
+    assert json.dumps(frozen) == '[1, [2, {"a": [3]}]]'
+    assert pickle.loads(pickle.dumps(frozen)) == frozen
+    assert type(pickle.loads(pickle.dumps(frozen))) is FrozenList
+    assert copy.deepcopy(frozen) is frozen
+    assert thaw(frozen) == [1, [2, {"a": [3]}]]
+    assert type(thaw(frozen)) is list
+    with pytest.raises(AttributeError):
+        frozen.append(1)  # type: ignore[attr-defined]
+    assert freeze({"k": frozen})["k"] is frozen
