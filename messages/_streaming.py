@@ -79,7 +79,13 @@ class ToolCallAccumulator:
 
     def feed(self, delta: ToolCallDelta) -> None:
         """Add one fragment."""
-        self.add(delta.index, delta.id, delta.name, delta.arguments_delta)
+        try:
+            fields = (delta.index, delta.id, delta.name, delta.arguments_delta)
+        except AttributeError:  # caught, not checked up front: feed runs once per fragment
+            raise ValidationError(
+                f"expected a ToolCallDelta, got {type(delta).__name__}", "delta"
+            ) from None
+        self.add(*fields)
 
     def add(
         self,
