@@ -22,7 +22,7 @@ class ToolResult:
     """What a tool returned for ``tool_call_id``: text or parts, maybe an error."""
 
     tool_call_id: str
-    content: str | tuple[ContentPart, ...]
+    content: str | Sequence[ContentPart]  # stored as a tuple; any sequence is accepted
     is_error: bool = False
     tool_name: str | None = None
 
@@ -42,7 +42,7 @@ class ToolResult:
         cls, tool_call_id: str, content: str | Sequence[ContentPart], tool_name: str | None = None
     ) -> ToolResult:
         """A successful result."""
-        return cls(tool_call_id, content, False, tool_name)  # type: ignore[arg-type]
+        return cls(tool_call_id, content, False, tool_name)
 
     @classmethod
     def error(cls, tool_call_id: str, message: str, tool_name: str | None = None) -> ToolResult:
