@@ -40,9 +40,8 @@ def check_tool_name(name: object, path: str = "name") -> str:
     if name in _KNOWN_NAMES:
         return name
     if _name_ok(name) is None:
-        raise ValidationError(
-            f"invalid tool name (length {len(name)}); must match ^[A-Za-z0-9_-]{{1,64}}$", path
-        )
+        problem = "name is empty" if not name else f"invalid tool name (length {len(name)})"
+        raise ValidationError(f"{problem}; must match ^[A-Za-z0-9_-]{{1,64}}$", path)
     if len(_KNOWN_NAMES) < _KNOWN_MAX:
         _KNOWN_NAMES.add(name)
     return name
