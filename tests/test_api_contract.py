@@ -3725,3 +3725,110 @@ def test_frozen_arrays_equal_plain_lists() -> None:
     assert d.parameters["required"] == ["city"]
     hash(call)
     hash(m)
+
+
+# =====================================================================================
+# More of the provider contract: body keys, opaque state, tool definitions
+# =====================================================================================
+
+BODY_KEYS = {
+    "openai": ({"messages"}, "tools"),
+    "groq": ({"messages"}, "tools"),
+    "vllm": ({"messages"}, "tools"),
+    "ollama": ({"messages"}, "tools"),
+    "anthropic": ({"messages", "system"}, "tools"),
+    "gemini": ({"contents", "systemInstruction"}, "tools"),
+}
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_format_request_body_keys(name: str) -> None:
+    keys, tools_key = BODY_KEYS[name]
+    tool = ToolDefinition(
+        "f", "d", {"type": "object", "properties": {"a": {"type": "string"}}}, strict=False
+    )
+    body = get_provider(name).format_request([SystemMessage("s"), UserMessage("u")], [tool])
+    assert keys <= set(body)
+    assert tools_key in body
+    assert "model" not in body  # the message part only, ready to merge with model and options
+
+
+@pytest.mark.parametrize("producer", PROVIDER_NAMES)
+def test_signatures_replayed_only_to_the_named_provider(producer: str) -> None:
+    conv = [
+        SystemMessage("s"),
+        UserMessage("u"),
+        AssistantMessage(
+            [ReasoningPart("thinking", signature="SIGVALUE", provider=producer), TextPart("a")]
+        ),
+        UserMessage("again"),
+    ]
+    for target in PROVIDER_NAMES:
+        body = json.dumps(_quiet(lambda t=target: get_provider(t).format_request(conv)))  # type: ignore[misc]
+        if target != producer:
+            assert "SIGVALUE" not in body, (producer, target)
+
+
+def test_tool_definition_value_equality_and_dict() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"command": {"type": "string"}},
+        "required": ["command"],
+    }
+    a = ToolDefinition("tool", "desc", schema)
+    b = ToolDefinition("tool", "desc", json.loads(json.dumps(schema)))
+    assert a == b
+    assert hash(a) == hash(b)
+    assert a != ToolDefinition("tool", "desc", schema, strict=False)
+    assert a != ToolDefinition("tool2", "desc", schema)
+    assert a.parameters == schema
+    schema["required"].append("x")  # type: ignore[attr-defined]
+    assert a.parameters["required"] == ["command"]  # copied, deeply immutable
+
+
+# =====================================================================================
+# Error messages the seeds' example tests look for (API.md: errors name the field)
+# =====================================================================================
+
+
+@pytest.mark.parametrize(
+    ("build", "pattern"),
+    [
+        (lambda: ToolDefinition("", "d", PARAMS), r"name.*empty"),
+        (lambda: ToolCall("c", ""), r"name.*empty"),
+        (lambda: ToolDefinition("a" * 65, "d", PARAMS), r"64"),
+        (lambda: ToolDefinition("tool", "", PARAMS), r"description"),
+        (
+            lambda: ToolDefinition("tool", "d", {"type": "array", "items": {"type": "string"}}),
+            r"object",
+        ),
+        (lambda: ToolResultMessage("", "x"), r"tool_call_id"),
+        (lambda: UserMessage(None), r"content"),  # type: ignore[arg-type]
+        (lambda: SystemMessage(None), r"content"),  # type: ignore[arg-type]
+    ],
+)
+def test_validation_messages_name_the_field(build: Callable[[], object], pattern: str) -> None:
+    with pytest.raises(ValidationError, match=pattern):
+        build()
+
+
+def test_ordering_messages_name_the_rule() -> None:
+    h = ConversationHistory()
+    with pytest.raises(OrderingError, match=r"(?i)system.*first"):
+        h.add(UserMessage("u"))
+    h.add(SystemMessage("s"))
+    with pytest.raises(OrderingError, match=r"(?i)system.*already"):
+        h.add(SystemMessage("s2"))
+    h.add(UserMessage("u"))
+    with pytest.raises(OrderingError, match=r"(?i)user.*assistant.*alternate"):
+        h.add(UserMessage("u2"))
+    h.add(AssistantMessage("a"))
+    with pytest.raises(OrderingError, match=r"(?i)tool.*tool_calls"):
+        h.add(ToolResultMessage("call_123", "r"))
+    h.add(UserMessage("u3"))
+    h.add(ToolCallMessage([ToolCall("call_abc", "my_tool")]))
+    with pytest.raises(OrderingError, match=r"tool_call_id"):
+        h.add(ToolResultMessage("call_xyz", "r"))
+    h.clear()
+    h.add(SystemMessage("again after clear"))
+    assert h.len() == 1
