@@ -25,7 +25,12 @@ from ._parts import (
     TextPart,
     parse_data_url,
 )
-from ._tool_call import ToolCall, check_tool_name
+from ._tool_call import _KNOWN_NAMES, ToolCall, check_tool_name
+from ._tool_call import _set_arguments as _call_set_arguments
+from ._tool_call import _set_extras as _call_set_extras
+from ._tool_call import _set_id as _call_set_id
+from ._tool_call import _set_name as _call_set_name
+from ._tool_call import _set_raw as _call_set_raw
 from .errors import DecodeError, MessageError, ValidationError
 
 __all__ = [
@@ -483,32 +488,49 @@ def _dec_call(c: Any) -> ToolCall:
     # Hot path: the canonical shape is read inline: a dict with a str id, type
     # "function" (or none), a valid name, arguments as the text of a JSON object
     # and no other keys. Anything else, including every error, takes the general
-    # path, which re-reads the call and names the spot.
+    # path, which re-reads the call and names the spot. The known-name check, the
+    # freezing of a flat object of scalars and ToolCall._trusted are written out
+    # here: ~1.44 -> ~1.15 us per call (each Python call costs ~60 ns, each slot
+    # store ~45 ns); parsing the arguments text (~0.3 us) is what remains.
     if c.__class__ is dict:
-        cid = c.get("id")
-        fn = c.get("function")
-        t = c.get("type")
-        if (
-            cid.__class__ is str
-            and cid
-            and fn.__class__ is dict
-            and (len(c) == 3 if t == "function" else len(c) == 2)  # no other keys: no extras
-        ):
-            name = fn.get("name")
-            args = fn.get("arguments")
-            if args.__class__ is str and name.__class__ is str:
-                try:
-                    name = check_tool_name(name)
-                    value, end = _scan_once(args, 0)
-                    if value.__class__ is dict and end == len(args):
-                        return _trusted_call(cid, name, freeze_mapping(value, ""), EMPTY, args)
-                except Exception:  # any failure: the general path reports it properly
-                    pass
+        try:
+            cid = c["id"]
+            fn = c["function"]
+            name = fn["name"]
+            args = fn["arguments"]
+            if (
+                cid.__class__ is str
+                and cid
+                and fn.__class__ is dict
+                and args.__class__ is str
+                and name.__class__ is str
+                and (len(c) == 2 or (len(c) == 3 and c.get("type") == "function"))  # no extras
+            ):
+                if name not in _KNOWN_NAMES:
+                    check_tool_name(name)
+                value, end = _scan_once(args, 0)
+                if value.__class__ is dict and end == len(args):
+                    for v in value.values():
+                        if v.__class__ not in _SCALARS:
+                            frozen = freeze_mapping(value, "")
+                            break
+                    else:  # keys from the scanner are always str
+                        frozen = FrozenDict(value) if value else EMPTY
+                    call: ToolCall = _new(ToolCall)
+                    _call_set_id(call, cid)
+                    _call_set_name(call, name)
+                    _call_set_arguments(call, frozen)
+                    _call_set_extras(call, EMPTY)
+                    _call_set_raw(call, args)
+                    return call
+        except Exception:  # any failure: the general path reports it properly
+            pass
     return _dec_call_general(c)
 
 
 _trusted_call = ToolCall._trusted
 _call_id = attrgetter("id")
+_SCALARS = frozenset((str, int, bool, type(None)))  # frozen as they are (floats are checked)
 
 
 def _dec_call_general(c: Any) -> ToolCall:
@@ -534,15 +556,16 @@ def _dec_call_general(c: Any) -> ToolCall:
 def _dec_calls(value: Any) -> tuple[ToolCall, ...]:
     if value.__class__ is not list and not isinstance(value, (list, tuple)):
         _fail(f"expected an array of tool calls, got {json_type(value)}", "tool_calls")
+    # Hot path: a plain loop; map() over a Python function costs ~0.1 us more per
+    # call (no inlined frame). The calls decoded so far give the failing index.
+    out: list[ToolCall] = []
+    append = out.append
     try:
-        calls = tuple(map(_dec_call, value))
-    except DecodeError:
-        for i, c in enumerate(value):  # the failure path: find which call, for the path
-            try:
-                _dec_call(c)
-            except DecodeError as exc:  # noqa: PERF203 - runs only after a failure
-                raise exc.at(f"tool_calls[{i}]") from None
-        raise
+        for c in value:
+            append(_dec_call(c))
+    except DecodeError as exc:
+        raise exc.at(f"tool_calls[{len(out)}]") from None
+    calls = tuple(out)
     n = len(calls)
     if n > 1 and (calls[0].id == calls[1].id if n == 2 else len(set(map(_call_id, calls))) != n):
         seen: set[str] = set()
