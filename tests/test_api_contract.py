@@ -3832,3 +3832,115 @@ def test_ordering_messages_name_the_rule() -> None:
     h.clear()
     h.add(SystemMessage("again after clear"))
     assert h.len() == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        (
+            "anthropic",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+                    {"type": "text", "text": "x"},
+                ],
+                "stop_reason": "end_turn",
+            },
+        ),
+        (
+            "gemini",
+            {
+                "candidates": [
+                    {
+                        "content": {
+                            "role": "model",
+                            "parts": [{"text": "hmm", "thought": True}, {"text": "x"}],
+                        },
+                        "finishReason": "STOP",
+                    }
+                ]
+            },
+        ),
+        (
+            "ollama",
+            {
+                "message": {"role": "assistant", "content": "x", "thinking": "hmm"},
+                "done": True,
+                "done_reason": "stop",
+            },
+        ),
+        (
+            "vllm",
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": "x", "reasoning": "hmm"},
+                        "finish_reason": "stop",
+                    }
+                ]
+            },
+        ),
+    ],
+)
+def test_parsed_reasoning_names_its_provider(name: str, body: dict[str, Any]) -> None:
+    r = get_provider(name).parse_response(body)
+    assert r.message.text == "x"
+    (part,) = r.message.reasoning
+    assert isinstance(part, ReasoningPart)
+    assert part.text == "hmm"
+    assert part.provider == name
+    if name == "anthropic":
+        assert part.signature == "SIG"
+
+
+def test_gemini_call_state_is_tagged_with_its_provider() -> None:
+    r = get_provider("gemini").parse_response(
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {
+                                "functionCall": {"name": "f", "args": {}},
+                                "thoughtSignature": "GEMSIG",
+                            }
+                        ],
+                    },
+                    "finishReason": "STOP",
+                }
+            ]
+        }
+    )
+    (call,) = r.message.tool_calls
+    assert "gemini" in call.extras
+    assert "GEMSIG" in json.dumps(call.extras)
+
+
+def test_loss_warning_names_path_and_rule() -> None:
+    conv = [SystemMessage("s"), UserMessage([TextPart("x"), AudioPart(B64, "wav")])]
+    (loss,) = get_provider("anthropic").convert(conv).losses
+    with pytest.warns(LossWarning) as record:
+        get_provider("anthropic").format_request(conv)
+    (w,) = record
+    assert isinstance(w.message, UserWarning)
+    assert loss.path in str(w.message)
+    assert loss.rule in str(w.message)
+
+
+def _optional_fn(city: str, unit: str | None, days: int = 1) -> None:
+    """Forecast."""
+
+
+def test_from_function_optional_and_defaults_not_required() -> None:
+    d = ToolDefinition.from_function(_optional_fn)
+    assert d.parameters["required"] == ["city"]
+    assert set(d.parameters["properties"]) == {"city", "unit", "days"}
+    assert d.description == "Forecast."
+    d.validate_arguments({"city": "x"})
+    d.validate_arguments({"city": "x", "unit": None, "days": 2})
+    with pytest.raises(ValidationError, match="days"):
+        d.validate_arguments({"city": "x", "days": "2"})
