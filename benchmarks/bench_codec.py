@@ -5,7 +5,9 @@ Baselines, measured in the same run and interleaved:
 * ``to_dict``: a dict literal of the same shape built from the message's values
   (the values already at hand, the timestamp already formatted);
 * ``from_dict``: the same dict literal (what the decoder has to produce at least),
-  and the public validating constructor given the same values;
+  the public validating constructor given the same values, and the floor of
+  ``peers.py`` (``Floor.from_dict``: plain ``__slots__`` classes built from the
+  same dict, arguments parsed with ``json.loads``; target: within 3x);
 * ``to_json``: ``json.dumps`` of the equivalent plain dict;
 * ``from_json``: ``json.loads`` of the same text.
 
@@ -21,6 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from _timing import compare
+from peers import Floor
 
 from messages import (
     Message,
@@ -91,6 +94,10 @@ def _rows(what: str, value: Message | list[Message]) -> list[Row]:
     text = json.dumps(plain)
     mine = to_json(value)
     literal = _literal_of(plain)
+    if isinstance(plain, list):
+        floor: Callable[[], object] = lambda: [Floor.from_dict(x) for x in plain]  # noqa: E731
+    else:
+        floor = lambda: Floor.from_dict(plain)  # noqa: E731
     ctor: Callable[[], object] | None = None
     if isinstance(value, UserMessage):
         ctor = lambda: UserMessage(TEXT, id="0196a1b2c3d4e5f60718293a4b5c6d7e", created_at=T)  # noqa: E731
@@ -101,6 +108,7 @@ def _rows(what: str, value: Message | list[Message]) -> list[Row]:
             "to_json": lambda: to_json(value),
             "from_json": lambda: from_json(mine),
             "literal": literal,
+            "floor": floor,
             "json.dumps": lambda: json.dumps(plain),
             "json.loads": lambda: json.loads(text),
             **({"ctor": ctor} if ctor is not None else {}),
@@ -109,6 +117,12 @@ def _rows(what: str, value: Message | list[Message]) -> list[Row]:
     rows: list[Row] = [
         (f"to_dict {what}", timings["to_dict"], timings["literal"], "dict literal, same shape"),
         (f"from_dict {what}", timings["from_dict"], timings["literal"], "dict literal, same shape"),
+        (
+            f"from_dict {what}",
+            timings["from_dict"],
+            timings["floor"],
+            "floor: slots class from dict",
+        ),
         (f"to_json {what}", timings["to_json"], timings["json.dumps"], "json.dumps(plain dict)"),
         (f"from_json {what}", timings["from_json"], timings["json.loads"], "json.loads(same text)"),
     ]
@@ -143,10 +157,31 @@ def _cold() -> list[Row]:
     ]
 
 
+def _reencode() -> list[Row]:
+    # A stored message read back and written again (load, append, save): the
+    # decoded created_at text is written back as it is.
+    plain = to_dict(_user())
+    timings = compare(
+        {
+            "decode+encode": lambda: to_dict(from_dict(plain)),
+            "decode": lambda: from_dict(plain),
+        }
+    )
+    return [
+        (
+            "from_dict + to_dict of a UserMessage (re-encode)",
+            timings["decode+encode"],
+            timings["decode"],
+            "from_dict alone",
+        )
+    ]
+
+
 def bench_codec() -> list[Row]:
     """All codec rows (ns per operation)."""
     return (
         _cold()
+        + _reencode()
         + _rows("UserMessage", _user())
         + _rows("ToolCallMessage (2 calls)", _tool_calls())
         + _rows("ToolResultMessage", _tool_result())

@@ -94,12 +94,13 @@ are parsed once; the original arguments string is kept.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, Union, overload
 
 from ._frozen import EMPTY, FrozenDict
-from ._ids import UTC
+from ._ids import UTC, stamp_text
 from ._json import json_type, loads
 from ._message import (
     AssistantMessage,
@@ -109,9 +110,18 @@ from ._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
-    _get_aux,
-    _get_created,
-    _get_id,
+    _set_asst_content,
+    _set_aux,
+    _set_created,
+    _set_dev_content,
+    _set_id,
+    _set_sys_content,
+    _set_tool_calls,
+    _set_tr_call_id,
+    _set_tr_content,
+    _set_tr_is_error,
+    _set_tr_tool_name,
+    _set_user_content,
     trusted_content_message,
     trusted_tool_call_message,
     trusted_tool_result_message,
@@ -145,7 +155,7 @@ from ._part_codec import (
     tool_call_to_dict,
 )
 from ._parts import ContentPart
-from ._registry import MessageRegistry, builtin_base, default_registry
+from ._registry import MessageRegistry, builtin_base, default_registry, has_tool_calls
 from ._streaming import ToolCallDelta
 from ._tool_call import ToolCall
 from ._tool_result import ToolResult
@@ -248,6 +258,39 @@ def _fromiso_z(s: str, path: str) -> datetime:
     )
 
 
+# A decoded message keeps a canonical created_at text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``,
+# what the encoder writes) as it is: the datetime is built when first read, and
+# re-encoding writes the text back without formatting (~1.7 us saved per message
+# decoded and then encoded again: a fresh datetime is hashed and formatted on a
+# cache miss). The text is checked in full when decoded: its separators sit where
+# the canonical form has them and ``datetime.fromisoformat`` accepts it (digits,
+# ranges, leap days), which leaves no other reading of it.
+if sys.version_info >= (3, 11):
+    _check_stamp_text: Callable[[str], object] = _fromiso  # reads the "Z" suffix
+else:  # pragma: no cover - Python 3.10
+
+    def _check_stamp_text(s: str) -> object:
+        return _fromiso(s[:-1])
+
+
+def _created(value: object) -> datetime | str:
+    """The ``created_at`` to store for a value read from a message dict (not None)."""
+    if value.__class__ is str:
+        if value[4:20:3] == "--T::." and value[26:] == "Z":
+            try:
+                _check_stamp_text(value)
+            except ValueError:
+                pass
+            else:
+                return value
+        try:
+            dt = _fromiso(value)
+        except ValueError:
+            return parse_created_at(value)
+        return dt if dt.tzinfo is UTC else parse_created_at(dt)
+    return parse_created_at(value)
+
+
 def parse_created_at(value: object, path: str = "created_at") -> datetime:
     """Parse an ISO 8601 timestamp with an offset (or take an aware datetime); UTC result."""
     if value.__class__ is str or isinstance(value, str):
@@ -285,25 +328,42 @@ def _add_aux(d: dict[str, Any], aux: tuple[str | None, FrozenDict, FrozenDict]) 
         _spread(d, extras, RESERVED_KEYS)
 
 
-# Hot path: the encoders read the message's raw slots (one C-level read each)
-# instead of the lazy ``id`` / ``created_at`` properties (~140 ns each). A message
-# whose id is still an int stamp has never been read: ``m.id`` formats the id and
-# derives created_at from the same stamp, and its timestamp text is made once
-# (no exception raised on that path). Otherwise the timestamp text comes from the
-# cache, and a miss (KeyError) formats it.
+# Hot path: the encoders read the message's raw slots as plain attributes (~7 ns
+# each, a specialised slot read) instead of the lazy ``id`` / ``created_at``
+# properties (~140 ns) or the bound slot getters (~40 ns): to_dict of a
+# UserMessage went from ~360 to ~250 ns. A message whose id is still an int stamp
+# has never been read: ``m.id`` formats the id and derives created_at from the same
+# stamp, and its timestamp text is made once (no exception raised on that path).
+# A decoded message keeps its canonical created_at text, written back as it is.
+# Otherwise the timestamp text comes from the cache, and a miss (KeyError) formats it.
+
+
+def _first_created_text(m: Any) -> str:
+    """created_at text of a message whose id was just formatted (its first encode)."""
+    c = m._created  # reading m.id left the stamp here, unless created_at was given or read
+    if c.__class__ is int:
+        # keep the text: later encodes write it as it is, created_at reads parse it
+        text = stamp_text(c)
+        _set_created(m, text)
+        return text
+    if c.__class__ is str:
+        return c
+    return _format_iso(c)
 
 
 def _content_encoder(role: str) -> Callable[[Any], dict[str, Any]]:
     def encode(m: Any) -> dict[str, Any]:
-        mid = _get_id(m)
+        mid = m._id
         if mid.__class__ is str:
             try:
-                created = _ISO[_get_created(m)]
+                created = m._created
+                if created.__class__ is not str:
+                    created = _ISO[created]
             except (AttributeError, KeyError):
                 created = iso_utc(m.created_at)
         else:
             mid = m.id
-            created = _format_iso(m.created_at)
+            created = _first_created_text(m)
         c = m.content
         if c.__class__ is str:
             d = {"id": mid, "role": role, "content": c, "created_at": created}
@@ -311,7 +371,7 @@ def _content_encoder(role: str) -> Callable[[Any], dict[str, Any]]:
             d = {"id": mid, "role": role, "created_at": created}
         else:
             d = {"id": mid, "role": role, "content": _enc_parts(c), "created_at": created}
-        aux = _get_aux(m)
+        aux = m._aux
         if aux is not None:
             _add_aux(d, aux)
         return d
@@ -320,51 +380,70 @@ def _content_encoder(role: str) -> Callable[[Any], dict[str, Any]]:
     return encode
 
 
-def _enc_tool_call_message(m: ToolCallMessage) -> dict[str, Any]:
-    mid = _get_id(m)
+def _enc_tool_call_message(m: Any) -> dict[str, Any]:
+    mid = m._id
     if mid.__class__ is str:
         try:
-            created = _ISO[_get_created(m)]
+            created = m._created
+            if created.__class__ is not str:
+                created = _ISO[created]
         except (AttributeError, KeyError):
             created = iso_utc(m.created_at)
     else:
         mid = m.id
-        created = _format_iso(m.created_at)
+        created = _first_created_text(m)
     d: dict[str, Any] = {"id": mid, "role": "assistant"}
     c = m.content
     if c is not None:
-        d["content"] = c if c.__class__ is str else _enc_parts(c)  # type: ignore[arg-type]
-    d["tool_calls"] = [_enc_call(tc) for tc in m.tool_calls]
+        d["content"] = c if c.__class__ is str else _enc_parts(c)
+    # hot path: a call without extras is written inline (one frame less per call,
+    # ~60 ns); the arguments text is the one received, or made once and kept
+    d["tool_calls"] = [
+        {
+            "id": tc.id,
+            "type": "function",
+            "function": {
+                "name": tc.name,
+                "arguments": tc.arguments_json if tc._raw is None else tc._raw,
+            },
+        }
+        if not tc.extras
+        else _enc_call(tc)
+        for tc in m.tool_calls
+    ]
     d["created_at"] = created
-    aux = _get_aux(m)
+    aux = m._aux
     if aux is not None:
         _add_aux(d, aux)
     return d
 
 
-def _enc_tool_result_message(m: ToolResultMessage) -> dict[str, Any]:
-    mid = _get_id(m)
+def _enc_tool_result_message(m: Any) -> dict[str, Any]:
+    mid = m._id
     if mid.__class__ is str:
         try:
-            created = _ISO[_get_created(m)]
+            created = m._created
+            if created.__class__ is not str:
+                created = _ISO[created]
         except (AttributeError, KeyError):
             created = iso_utc(m.created_at)
     else:
         mid = m.id
-        created = _format_iso(m.created_at)
+        created = _first_created_text(m)
     c = m.content
     d: dict[str, Any] = {
         "id": mid,
         "role": "tool",
         "tool_call_id": m.tool_call_id,
-        "content": c if c.__class__ is str else _enc_parts(c),  # type: ignore[arg-type]
+        "content": c if c.__class__ is str else _enc_parts(c),
         "created_at": created,
     }
     if m.is_error:
         d["is_error"] = True
-    if m.tool_name is not None:
-        d["tool_name"] = m.tool_name
-    aux = _get_aux(m)
+    tool_name = m.tool_name
+    if tool_name is not None:
+        d["tool_name"] = tool_name
+    aux = m._aux
     if aux is not None:
         _add_aux(d, aux)
     return d
@@ -557,24 +636,14 @@ def to_json(x: Encodable | Sequence[Encodable]) -> str:
 
 def _common(
     d: Mapping[str, Any], known: frozenset[str]
-) -> tuple[str | None, FrozenDict, FrozenDict, str | None, datetime | None]:
+) -> tuple[str | None, FrozenDict, FrozenDict, str | None, datetime | str | None]:
     """(name, metadata, extras, id, created_at) of a message dict."""
     mid = d.get("id")
     if mid is not None and (mid.__class__ is not str or not mid):
         mid = _check_id(mid)
     created = d.get("created_at")
     if created is not None:
-        # Hot path: a canonical UTC timestamp is parsed in one C call.
-        if created.__class__ is str:
-            try:
-                created = _fromiso(created)
-            except ValueError:
-                created = parse_created_at(created)
-            else:
-                if created.tzinfo is not UTC:
-                    created = parse_created_at(created)
-        else:
-            created = parse_created_at(created)
+        created = _created(created)
     name = d.get("name")
     if name is not None and name.__class__ is not str:
         name = _opt_str(name, "name")
@@ -593,8 +662,7 @@ def _check_id(mid: object) -> str:
     return str(mid)
 
 
-def _dec_user(cls: type[M], d: Mapping[str, Any]) -> M:
-    # Hot path: the most common message has its own decoder.
+def _dec_user_general(cls: type[M], d: Mapping[str, Any]) -> M:
     content = d.get("content")
     if content.__class__ is not str:
         if content is None:
@@ -608,7 +676,7 @@ def _dec_user(cls: type[M], d: Mapping[str, Any]) -> M:
     return trusted_content_message(cls, content, name, metadata, extras, mid, created)
 
 
-def _dec_system(cls: type[M], d: Mapping[str, Any]) -> M:
+def _dec_system_general(cls: type[M], d: Mapping[str, Any]) -> M:
     content = d.get("content")
     if content.__class__ is not str:
         content = _dec_text_content(content, "system and developer content")
@@ -624,7 +692,7 @@ def _dec_assistant_content(content: Any) -> Any:
     return _dec_parts(content, _ASSISTANT_KINDS, "assistant content")
 
 
-def _dec_assistant(cls: type[M], d: Mapping[str, Any]) -> M:
+def _dec_assistant_general(cls: type[M], d: Mapping[str, Any]) -> M:
     if d.get("tool_calls") or d.get("function_call") is not None:
         _fail(
             f"{cls.__name__} cannot hold tool calls; register a ToolCallMessage class for them",
@@ -637,7 +705,7 @@ def _dec_assistant(cls: type[M], d: Mapping[str, Any]) -> M:
     return trusted_content_message(cls, content, name, metadata, extras, mid, created)
 
 
-def _dec_tool_call_message(cls: type[M], d: Mapping[str, Any]) -> M:
+def _dec_tool_call_message_general(cls: type[M], d: Mapping[str, Any]) -> M:
     tcs = d.get("tool_calls")
     if tcs:
         calls = _dec_calls(tcs)
@@ -659,7 +727,7 @@ def _dec_tool_call_message(cls: type[M], d: Mapping[str, Any]) -> M:
     return trusted_tool_call_message(cls, calls, content, name, metadata, extras, mid, created)
 
 
-def _dec_tool_result_message(cls: type[M], d: Mapping[str, Any]) -> M:
+def _dec_tool_result_message_general(cls: type[M], d: Mapping[str, Any]) -> M:
     call_id = d.get("tool_call_id")
     if call_id.__class__ is not str or not call_id:
         call_id = _req_str(call_id, "tool_call_id", "tool_call_id")
@@ -690,9 +758,140 @@ def _dec_tool_result_message(cls: type[M], d: Mapping[str, Any]) -> M:
     )
 
 
+# Hot path: each decoder first tries the exact canonical shape, the one to_dict
+# writes: a plain dict holding only role, a non-empty str id, canonical created_at
+# text and the role's own fields with their usual types. That shape is read with
+# subscripts and built with the slot setters directly (no _common tuple, no
+# builder call). Anything else, including every error, goes to the general
+# decoder above, which reads the dict again from the start: so results and
+# errors are those of the general decoder, and tests/test_codec_fast_paths.py
+# holds the two to that. The dispatcher has read the role, so the key is there
+# and counts in len(d). UserMessage from_dict: ~1.17 -> ~0.8 us.
+
+
+def _content_decoder(
+    setter: Callable[[Any, Any], None], general: Callable[[Any, Mapping[str, Any]], Any]
+) -> Callable[[Any, Mapping[str, Any]], Any]:
+    def decode(cls: Any, d: Mapping[str, Any]) -> Any:
+        if d.__class__ is dict:
+            try:
+                content = d["content"]
+                mid = d["id"]
+                created = d["created_at"]
+            except KeyError:
+                return general(cls, d)
+            name = d.get("name")
+            if (
+                content.__class__ is str
+                and mid.__class__ is str
+                and mid
+                and created.__class__ is str
+                and created[4:20:3] == "--T::."
+                and created[26:] == "Z"
+                and len(d) == (4 if name is None else 5)
+                and (name is None or name.__class__ is str)
+            ):
+                try:
+                    _check_stamp_text(created)
+                except ValueError:
+                    return general(cls, d)
+                m = _new(cls)
+                setter(m, content)
+                _set_aux(m, None if name is None else (name, EMPTY, EMPTY))
+                _set_id(m, mid)
+                _set_created(m, created)
+                return m
+        return general(cls, d)
+
+    decode.__name__ = decode.__qualname__ = general.__name__[:-8]
+    return decode
+
+
+_dec_user = _content_decoder(_set_user_content, _dec_user_general)
+_dec_system = _content_decoder(_set_sys_content, _dec_system_general)
+_dec_developer = _content_decoder(_set_dev_content, _dec_system_general)
+_dec_assistant = _content_decoder(_set_asst_content, _dec_assistant_general)
+
+
+def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
+    if d.__class__ is dict:
+        try:
+            tcs = d["tool_calls"]
+            mid = d["id"]
+            created = d["created_at"]
+        except KeyError:
+            return _dec_tool_call_message_general(cls, d)
+        content = d.get("content")
+        if (
+            tcs.__class__ is list
+            and tcs
+            and (content is None or content.__class__ is str)
+            and mid.__class__ is str
+            and mid
+            and created.__class__ is str
+            and created[4:20:3] == "--T::."
+            and created[26:] == "Z"
+            and len(d) == (4 if content is None else 5)
+        ):
+            try:
+                _check_stamp_text(created)
+            except ValueError:
+                return _dec_tool_call_message_general(cls, d)
+            # the general decoder reads the calls first too: same error, same path
+            calls = _dec_calls(tcs)
+            m = _new(cls)
+            _set_tool_calls(m, calls)
+            _set_asst_content(m, content)
+            _set_aux(m, None)
+            _set_id(m, mid)
+            _set_created(m, created)
+            return m
+    return _dec_tool_call_message_general(cls, d)
+
+
+def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
+    if d.__class__ is dict:
+        try:
+            call_id = d["tool_call_id"]
+            content = d["content"]
+            mid = d["id"]
+            created = d["created_at"]
+        except KeyError:
+            return _dec_tool_result_message_general(cls, d)
+        is_error = d.get("is_error")
+        tool_name = d.get("tool_name")
+        if (
+            call_id.__class__ is str
+            and call_id
+            and content.__class__ is str
+            and mid.__class__ is str
+            and mid
+            and created.__class__ is str
+            and created[4:20:3] == "--T::."
+            and created[26:] == "Z"
+            and (tool_name is None or (tool_name.__class__ is str and tool_name))
+            and (is_error is None or is_error is True or is_error is False)
+            and len(d) == 5 + (tool_name is not None) + (is_error is not None)
+        ):
+            try:
+                _check_stamp_text(created)
+            except ValueError:
+                return _dec_tool_result_message_general(cls, d)
+            m = _new(cls)
+            _set_tr_call_id(m, call_id)
+            _set_tr_content(m, content)
+            _set_tr_is_error(m, is_error is True)
+            _set_tr_tool_name(m, tool_name)
+            _set_aux(m, None)
+            _set_id(m, mid)
+            _set_created(m, created)
+            return m
+    return _dec_tool_result_message_general(cls, d)
+
+
 _MESSAGE_DECODERS: dict[type, Callable[[Any, Mapping[str, Any]], Any]] = {
     SystemMessage: _dec_system,
-    DeveloperMessage: _dec_system,
+    DeveloperMessage: _dec_developer,
     UserMessage: _dec_user,
     AssistantMessage: _dec_assistant,
     ToolCallMessage: _dec_tool_call_message,
@@ -736,14 +935,26 @@ def _matches(predicate: Any, cls: type, d: Mapping[str, Any]) -> bool:
 
 
 def _decode(d: Mapping[str, Any], registry: MessageRegistry, want: type | None = None) -> Any:
-    # Hot path: role resolution inline (one dict lookup for single-class roles).
+    # Hot path: role resolution inline (one dict lookup for single-class roles),
+    # and the built-in ToolCallMessage predicate read inline when tool_calls is a
+    # list or absent (it cannot fail then): ~0.1 us less per assistant message.
     role = d.get("role")
     entry = registry._table.get(role) if role.__class__ is str else None
     if entry is None:
         entry = _role_entry(role, registry._table)
     cls, tried = entry
     for c, predicate in tried:
-        if _matches(predicate, c, d):
+        if predicate is has_tool_calls:
+            tcs = d.get("tool_calls")
+            if tcs.__class__ is list:
+                hit = len(tcs) > 0 or d.get("function_call") is not None
+            elif tcs is None:
+                hit = d.get("function_call") is not None
+            else:
+                hit = _matches(predicate, c, d)
+        else:
+            hit = _matches(predicate, c, d)
+        if hit:
             cls = c
             break
     if want is not None and want is not Message and not issubclass(cls, want):
@@ -761,14 +972,16 @@ def _decode_any(value: Any, registry: MessageRegistry, want: type | None) -> Any
     if value.__class__ is dict:
         return _decode(value, registry, want)
     if isinstance(value, (list, tuple)):
-        out = []
-        for i, item in enumerate(value):
-            if not isinstance(item, Mapping):
-                _fail(f"expected a message object, got {json_type(item)}", f"[{i}]")
+        out: list[Any] = []
+        append = out.append
+        for item in value:
+            # hot path: the exact dict check first (an ABC isinstance costs ~0.1 us)
+            if item.__class__ is not dict and not isinstance(item, Mapping):
+                _fail(f"expected a message object, got {json_type(item)}", f"[{len(out)}]")
             try:
-                out.append(_decode(item, registry, want))
+                append(_decode(item, registry, want))
             except DecodeError as exc:
-                raise exc.at(f"[{i}]") from None
+                raise exc.at(f"[{len(out)}]") from None
         return out
     if isinstance(value, Mapping):
         return _decode(value, registry, want)
@@ -791,10 +1004,19 @@ def from_dict(d: Any, registry: MessageRegistry | None = None) -> Message | list
     The class comes from ``registry`` (default: ``default_registry``).
     """
     reg = default_registry if registry is None else registry
-    # Hot path: a well-formed dict goes straight to its decoder; the guard is a
-    # try block, free until something is raised.
+    # Hot path: a well-formed dict goes straight to its decoder, and a role with a
+    # single class (all but assistant) skips the _decode frame (~70 ns); the guard
+    # is a try block, free until something is raised.
     try:
         if d.__class__ is dict:
+            role = d.get("role")
+            if role.__class__ is str:
+                entry = reg._table.get(role)
+                if entry is not None and not entry[1]:
+                    cls = entry[0]
+                    dec = _DECODERS.get(cls)
+                    if dec is not None:
+                        return dec(cls, d)  # type: ignore[no-any-return]
             return _decode(d, reg)  # type: ignore[no-any-return]
         return _decode_any(d, reg, None)  # type: ignore[no-any-return]
     except DecodeError:
