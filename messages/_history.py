@@ -40,7 +40,7 @@ from ._ordering import (
 )
 from ._tokens import estimate_tokens
 from ._tool_call import ToolCall
-from .errors import DecodeError, OrderingError, ValidationError
+from .errors import DecodeError, OrderingError, UnknownIdError, ValidationError
 
 if TYPE_CHECKING:
     from ._registry import MessageRegistry
@@ -262,14 +262,15 @@ class ConversationHistory:
     def replace(self, id: str, message: Message) -> Message:
         """Put ``message`` where the message with ``id`` is; return the old one.
 
-        KeyError when no message has ``id``; OrderingError (nothing changed) when
-        the new sequence would break the policy or repeat an id.
+        UnknownIdError (a KeyError and a MessageError) when no message has ``id``;
+        OrderingError (nothing changed) when the new sequence would break the
+        policy or repeat an id.
         """
         with self._lock:
             index = self._id_index()
             i = index.get(id)
             if i is None:
-                raise KeyError(id)
+                raise UnknownIdError(id)
             if message.__class__ not in _KIND_OF:
                 kind_of(message, i)
             mid = message.id
@@ -285,14 +286,14 @@ class ConversationHistory:
     def remove(self, id: str) -> Message:
         """Remove the message with ``id`` and return it.
 
-        KeyError when no message has ``id``; OrderingError (nothing changed) when
-        the remaining sequence would break the policy, e.g. removing a tool call
-        whose results follow.
+        UnknownIdError (a KeyError and a MessageError) when no message has ``id``;
+        OrderingError (nothing changed) when the remaining sequence would break
+        the policy, e.g. removing a tool call whose results follow.
         """
         with self._lock:
             i = self._id_index().get(id)
             if i is None:
-                raise KeyError(id)
+                raise UnknownIdError(id)
             items = self._items.copy()
             old = items.pop(i)
             state = check_sequence(self._policy, items)

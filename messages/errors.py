@@ -13,6 +13,7 @@ __all__ = [
     "MessageError",
     "OrderingError",
     "StorageError",
+    "UnknownIdError",
     "ValidationError",
 ]
 
@@ -94,3 +95,18 @@ class OrderingError(MessageError):
 
 class StorageError(MessageError):
     """A storage backend failed or found corrupt data."""
+
+
+class UnknownIdError(MessageError, KeyError):
+    """No message has the id asked for (``ConversationHistory.replace`` / ``remove``).
+
+    Both a MessageError (bad input) and a KeyError (a lookup by key), so either
+    ``except`` works.
+    """
+
+    def __init__(self, message_id: str) -> None:
+        super().__init__(f"no message has id {message_id!r}", "id")
+        self.message_id = message_id
+
+    def __reduce__(self) -> tuple[type[UnknownIdError], tuple[str]]:  # type: ignore[override]
+        return (type(self), (self.message_id,))
