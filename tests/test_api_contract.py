@@ -1878,8 +1878,13 @@ def test_history_replace_and_remove_keep_rules() -> None:
     with pytest.raises(OrderingError):
         h.remove(h.messages()[1].id)
     assert h.len() == 3
-    with pytest.raises((KeyError, ValidationError, OrderingError)):
-        h.remove("no-such-id")
+    # an unknown id is both a lookup miss and bad input
+    for call in (lambda: h.remove("no-such-id"), lambda: h.replace("no-such-id", UserMessage("x"))):
+        with pytest.raises(KeyError):
+            call()
+        with pytest.raises(MessageError):
+            call()
+    assert h.len() == 3
 
 
 def test_history_to_dict_from_dict() -> None:
