@@ -1879,7 +1879,11 @@ def test_history_replace_and_remove_keep_rules() -> None:
         h.remove(h.messages()[1].id)
     assert h.len() == 3
     # an unknown id is both a lookup miss and bad input
-    for call in (lambda: h.remove("no-such-id"), lambda: h.replace("no-such-id", UserMessage("x"))):
+    calls: list[Callable[[], Message]] = [
+        lambda: h.remove("no-such-id"),
+        lambda: h.replace("no-such-id", UserMessage("x")),
+    ]
+    for call in calls:
         with pytest.raises(KeyError):
             call()
         with pytest.raises(MessageError):
