@@ -58,6 +58,7 @@ from ._ordering import (
     kind_of,
 )
 from ._tool_call import ToolCall
+from .errors import ValidationError
 
 __all__ = ["UNANSWERED_TEXT", "Repair", "repair"]
 
@@ -86,6 +87,8 @@ def repair(
     """
     if policy is None:
         policy = OrderingPolicy.strict()
+    elif not isinstance(policy, OrderingPolicy):
+        raise ValidationError(f"expected an OrderingPolicy, got {type(policy).__name__}", "policy")
     source = messages if isinstance(messages, Messages) else Messages(messages)
     return _Repairer(policy).run(source)
 
