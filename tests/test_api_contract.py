@@ -3953,3 +3953,8 @@ def test_from_function_optional_and_defaults_not_required() -> None:
     d.validate_arguments({"city": "x", "unit": None, "days": 2})
     with pytest.raises(ValidationError, match="days"):
         d.validate_arguments({"city": "x", "days": "2"})
+
+
+def test_repair_rejects_a_policy_that_is_not_one() -> None:
+    with pytest.raises(ValidationError, match="policy"):
+        messages.repair([], policy=5)  # type: ignore[arg-type]
