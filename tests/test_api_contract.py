@@ -2288,12 +2288,63 @@ def test_loss_warning_is_user_warning() -> None:
     assert Conversion({"messages": []}, (loss,)).losses == (loss,)
 
 
+_MARKED_PARTS: list[tuple[str, Any, str]] = [
+    ("user", AudioPart("QVVESU9NQVJL", "wav"), "QVVESU9NQVJL"),
+    (
+        "user",
+        FilePart(data="RklMRU1BUks=", filename="a.pdf", media_type="application/pdf"),
+        "RklMRU1BUks=",
+    ),
+    ("user", FilePart(file_id="file-MARK"), "file-MARK"),
+    ("user", ImagePart(url="https://example.com/IMGMARK.png"), "IMGMARK"),
+    ("user", ImagePart(data="SU1HREFUQQ==", media_type="image/png"), "SU1HREFUQQ=="),
+    ("assistant", ReasoningPart("REASONMARK"), "REASONMARK"),
+    ("assistant", ReasoningPart("SIGNEDMARK", signature="s", provider="anthropic"), "SIGNEDMARK"),
+    ("assistant", ReasoningPart("GEMMARK", signature="s", provider="gemini"), "GEMMARK"),
+]
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+@pytest.mark.parametrize(
+    ("role", "part", "mark"), _MARKED_PARTS, ids=lambda x: getattr(x, "__class__", type(x)).__name__
+)
+def test_every_part_is_carried_or_reported(name: str, role: str, part: Any, mark: str) -> None:
+    # "Whatever the provider cannot carry is never dropped silently"
+    convs: list[tuple[list[Message], int]]
+    if role == "user":
+        convs = [([SystemMessage("s"), UserMessage([TextPart("x"), part])], 1)]
+        tool_turn: list[Message] = [
+            SystemMessage("s"),
+            UserMessage("u"),
+            ToolCallMessage([ToolCall("call_1", "f")]),
+            ToolResultMessage("call_1", [TextPart("r"), part], tool_name="f"),
+        ]
+        convs.append((tool_turn, 3))
+    else:
+        assistant_turn: list[Message] = [
+            SystemMessage("s"),
+            UserMessage("u"),
+            AssistantMessage([part, TextPart("a")]),
+            UserMessage("v"),
+        ]
+        convs = [(assistant_turn, 2)]
+    for conv, index in convs:
+        c = get_provider(name).convert(conv)
+        carried = mark in json.dumps(c.body)
+        reported = any(loss.path.startswith(f"messages[{index}]") for loss in c.losses)
+        # both when only a detail (e.g. a file name) is lost
+        assert carried or reported, (name, part, index)
+
+
 @pytest.mark.parametrize("name", ["openai", "groq", "vllm"])
-def test_audio_to_chat_completions_or_loss(name: str) -> None:
+def test_file_part_is_carried_or_reported(name: str) -> None:
+    # a part is either in the body or named by a Loss: never silently gone
     p = get_provider(name)
-    conv = [SystemMessage("s"), UserMessage([TextPart("x"), FilePart(file_id="f")])]
+    conv = [SystemMessage("s"), UserMessage([TextPart("x"), FilePart(file_id="file-XYZ")])]
     c = p.convert(conv)
-    assert isinstance(c, Conversion)
+    carried = "file-XYZ" in json.dumps(c.body)
+    reported = any(loss.path.startswith("messages[1]") for loss in c.losses)
+    assert carried != reported
 
 
 def test_finish_reason_members() -> None:
