@@ -4009,3 +4009,43 @@ def test_from_function_optional_and_defaults_not_required() -> None:
 def test_repair_rejects_a_policy_that_is_not_one() -> None:
     with pytest.raises(ValidationError, match="policy"):
         messages.repair([], policy=5)  # type: ignore[arg-type]
+
+
+def test_history_is_thread_safe_for_readers_and_writers() -> None:
+    import threading
+
+    h = ConversationHistory([SystemMessage("s")], policy=OrderingPolicy.lenient())
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def write(k: int) -> None:
+        try:
+            for i in range(200):
+                h.add(UserMessage(f"{k}-{i}"))
+        except BaseException as e:
+            errors.append(e)
+
+    def read() -> None:
+        try:
+            while not stop.is_set():
+                snap = h.messages()
+                assert len(snap) >= 1
+                assert isinstance(snap[0], SystemMessage)
+                assert len(list(h)) >= len(snap)
+                last = h.last
+                assert last is not None
+        except BaseException as e:
+            errors.append(e)
+
+    writers = [threading.Thread(target=write, args=(k,)) for k in range(4)]
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    for t in readers + writers:
+        t.start()
+    for t in writers:
+        t.join()
+    stop.set()
+    for t in readers:
+        t.join()
+    assert errors == []
+    assert h.len() == 1 + 4 * 200
+    assert len({m.id for m in h}) == h.len()
