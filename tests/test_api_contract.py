@@ -4049,3 +4049,77 @@ def test_history_is_thread_safe_for_readers_and_writers() -> None:
     assert errors == []
     assert h.len() == 1 + 4 * 200
     assert len({m.id for m in h}) == h.len()
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        (
+            "openai",
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {
+                            "role": "assistant",
+                            "tool_calls": [
+                                {
+                                    "id": "c",
+                                    "type": "function",
+                                    "function": {
+                                        "name": "f",
+                                        "arguments": '{"a": [1, {"b": [2]}]}',
+                                    },
+                                }
+                            ],
+                        },
+                        "finish_reason": "tool_calls",
+                    }
+                ]
+            },
+        ),
+        (
+            "anthropic",
+            {
+                "content": [
+                    {"type": "tool_use", "id": "c", "name": "f", "input": {"a": [1, {"b": [2]}]}}
+                ],
+                "stop_reason": "tool_use",
+            },
+        ),
+        (
+            "gemini",
+            {
+                "candidates": [
+                    {
+                        "content": {
+                            "parts": [
+                                {"functionCall": {"name": "f", "args": {"a": [1, {"b": [2]}]}}}
+                            ]
+                        },
+                        "finishReason": "STOP",
+                    }
+                ]
+            },
+        ),
+        (
+            "ollama",
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {"function": {"name": "f", "arguments": {"a": [1, {"b": [2]}]}}}
+                    ],
+                },
+                "done": True,
+            },
+        ),
+    ],
+)
+def test_parsed_arguments_equal_the_plain_object(name: str, body: dict[str, Any]) -> None:
+    (call,) = get_provider(name).parse_response(body).message.tool_calls
+    assert call.arguments == {"a": [1, {"b": [2]}]}
+    assert from_dict(to_dict(ToolCallMessage([call]))).tool_calls[0].arguments == {
+        "a": [1, {"b": [2]}]
+    }
