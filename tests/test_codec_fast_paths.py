@@ -221,6 +221,24 @@ def test_canonical_dicts_take_the_fast_path_and_round_trip(
         {"role": "user", "id": "m1", "content": "hi", "created_at": CANONICAL_TS, "name": "bo"},
         {"role": "user", "id": "m1", "content": "hi", "created_at": CANONICAL_TS, "name": ""},
         {"role": "user", "id": "m1", "content": "hi", "created_at": CANONICAL_TS, "name": None},
+        {"role": "user", "id": "m1", "content": "hi", "created_at": CANONICAL_TS, "metadata": {}},
+        {"role": "user", "id": "m1", "content": "hi", "created_at": CANONICAL_TS, "metadata": 5},
+        {"role": "user", "id": "m1", "content": "hi", "created_at": CANONICAL_TS, "metadata": []},
+        {
+            "role": "user",
+            "id": "m1",
+            "content": "hi",
+            "created_at": CANONICAL_TS,
+            "metadata": {"usage": {"input_tokens": 3}, "f": 1.5, "l": [1, {"a": None}]},
+            "name": "bo",
+        },
+        {
+            "role": "user",
+            "id": "m1",
+            "content": "hi",
+            "created_at": CANONICAL_TS,
+            "metadata": {"x": float("inf")},
+        },
         {"role": "user", "id": "", "content": "hi", "created_at": CANONICAL_TS},
         {"role": "user", "id": 7, "content": "hi", "created_at": CANONICAL_TS},
         {"role": "user", "id": "m1", "content": None, "created_at": CANONICAL_TS},
@@ -261,6 +279,10 @@ def _tool_result(**more: Any) -> dict[str, Any]:
         _tool_result(tool_call_id=""),
         _tool_result(tool_call_id=None),
         _tool_result(name="n"),
+        _tool_result(name="n", metadata={"k": "v"}, tool_name="t", is_error=False),
+        _tool_result(metadata={}),
+        _tool_result(metadata="x"),
+        _tool_result(metadata={"x": float("nan")}),
     ],
 )
 def test_tool_result_edge_cases_agree(d: dict[str, Any]) -> None:
@@ -308,6 +330,10 @@ def _calls_message(calls: list[Any], **more: Any) -> dict[str, Any]:
         _calls_message([_call()], function_call={"name": "g", "arguments": "{}"}),
         _calls_message([]),
         _calls_message([_call()], name="bot"),
+        _calls_message([_call()], name="bot", metadata={"usage": {"total_tokens": 9}}),
+        _calls_message([_call()], metadata={}),
+        _calls_message([_call(args="[]")], metadata=5),  # both bad: the calls are read first
+        _calls_message([_call()], metadata=5, content="x"),
     ],
 )
 def test_tool_call_message_edge_cases_agree(d: dict[str, Any]) -> None:
