@@ -166,8 +166,14 @@ class Messages(Sequence[Message]):
         return value in self._items
 
     def __eq__(self, other: object) -> bool:
+        # A list or tuple of equal messages is equal too: Messages stands in for
+        # the sequence it was made from (repair(msgs)[0] == msgs when nothing changed).
         if isinstance(other, Messages):
             return self._items == other._items
+        if isinstance(other, tuple):
+            return self._items == other
+        if isinstance(other, list):
+            return list(self._items) == other
         return NotImplemented
 
     def __hash__(self) -> int:

@@ -92,10 +92,13 @@ def test_equality_and_hash() -> None:
     assert hash(a) == hash(b)
     assert len({a, b, Messages(msgs[:2])}) == 2
     assert a != Messages(msgs[:2])
-    # only Messages: a tuple never equals a list, and Messages is neither
-    assert a != tuple(msgs)
-    assert a != msgs
-    assert tuple(a) == tuple(msgs)
+    # a list or tuple of equal messages is equal too, and the hash is the tuple's
+    assert a == tuple(msgs)
+    assert a == msgs
+    assert msgs == a
+    assert hash(a) == hash(tuple(msgs))
+    assert a != msgs[:2]
+    assert a != "S U A"
 
 
 def test_append_extend_and_add_return_new_collections() -> None:
