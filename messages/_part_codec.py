@@ -35,6 +35,7 @@ from .errors import DecodeError, MessageError, ValidationError
 
 __all__ = [
     "CALL_KEYS",
+    "object_text",
     "part_from_dict",
     "part_to_dict",
     "tool_call_from_dict",
@@ -531,6 +532,30 @@ def _dec_call(c: Any) -> ToolCall:
 _trusted_call = ToolCall._trusted
 _call_id = attrgetter("id")
 _SCALARS = frozenset((str, int, bool, type(None)))  # frozen as they are (floats are checked)
+
+
+def object_text(text: str) -> FrozenDict | None:
+    """The frozen JSON object that ``text`` is, exactly (nothing around it); else None.
+
+    For parsers with a general path of their own: None means "take it", and that
+    path then accepts the text (e.g. with surrounding whitespace) or reports it.
+    """
+    # Hot path: tool arguments in provider responses, as in _dec_call: the C
+    # scanner called directly (~0.33 us for a small object, json.loads ~1 us) and
+    # a flat object of scalars frozen in one copy.
+    try:
+        value, end = _scan_once(text, 0)
+    except Exception:
+        return None
+    if value.__class__ is not dict or end != len(text):
+        return None
+    for v in value.values():
+        if v.__class__ not in _SCALARS:
+            try:
+                return freeze_mapping(value, "")
+            except Exception:
+                return None
+    return FrozenDict(value) if value else EMPTY
 
 
 def _dec_call_general(c: Any) -> ToolCall:

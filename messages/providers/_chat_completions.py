@@ -32,6 +32,7 @@ from .._message import (
     trusted_content_message,
     trusted_tool_call_message,
 )
+from .._part_codec import object_text
 from .._parts import (
     AudioPart,
     ContentPart,
@@ -44,9 +45,15 @@ from .._parts import (
 from .._role import MessageRole
 from .._streaming import ToolCallAccumulator, ToolCallDelta
 from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
+from .._tool_call import _set_arguments as _call_set_arguments
+from .._tool_call import _set_extras as _call_set_extras
+from .._tool_call import _set_id as _call_set_id
+from .._tool_call import _set_name as _call_set_name
+from .._tool_call import _set_raw as _call_set_raw
 from ..errors import DecodeError, MessageError, ValidationError
 from . import PROVIDERS
 from ._base import (
+    GUARDED_ERRORS,
     ChatResponse,
     Conversion,
     FinishReason,
@@ -59,6 +66,7 @@ from ._base import (
     as_mapping,
     derive_call_id,
     guard,
+    guard_error,
     opt_int,
     opt_str,
 )
@@ -471,7 +479,10 @@ def new_response(
 
 def check_unique_ids(calls: Sequence[ToolCall], path: str) -> None:
     """DecodeError naming the second call that repeats an id."""
-    if len(calls) > 1:
+    n = len(calls)
+    if n == 2 and calls[0].id != calls[1].id:  # hot path: the usual parallel pair, no set
+        return
+    if n > 1:
         seen: set[str] = set()
         for j, c in enumerate(calls):
             if c.id in seen:
@@ -484,13 +495,16 @@ def parse_arguments(raw: str, where: str | Callable[[], str]) -> FrozenDict:
 
     ``where`` may be a function giving the path, so the success path builds no string.
     """
+    frozen = object_text(raw)  # hot path: the C scanner directly (see _part_codec)
+    if frozen is not None:
+        return frozen
     if not raw or raw.isspace():
         return EMPTY
     try:
         value = loads(raw)
         if type(value) is not dict:
             raise DecodeError("arguments are not a JSON object")
-        frozen: FrozenDict = freeze(value)
+        frozen = cast("FrozenDict", freeze(value))
     except MessageError as exc:
         raise DecodeError(exc.message, where if isinstance(where, str) else where()) from None
     return frozen
@@ -831,16 +845,25 @@ class ChatCompletionsProvider(Provider):
 
     # -- parsing responses --------------------------------------------------------------
 
-    @guarded()
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a non-streaming response body (or an error body: finish_reason ERROR)."""
-        # hot path: exact-type checks first; error paths are string constants.
-        b = body if type(body) is dict else as_mapping(body, "")
+        # hot path: the guard decorator written out (~90 ns less per parse)
+        try:
+            return self._parse_response(body)
+        except DecodeError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise guard_error(exc) from None
+
+    def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
+        # hot path: exact-class checks first (x.__class__, ~15 ns less than type(x));
+        # error paths are string constants.
+        b = body if body.__class__ is dict else as_mapping(body, "")
         model = b.get("model")
-        if model is not None and type(model) is not str:
+        if model is not None and model.__class__ is not str:
             model = opt_str(model, "model")
         choices = b.get("choices")
-        if type(choices) is not list or not choices:
+        if choices.__class__ is not list or not choices:
             if choices is None and b.get("error") is not None:
                 text, details = read_error(b["error"], "error")
                 message = respond("", None, self.name, (), None, None, details)
@@ -848,27 +871,32 @@ class ChatCompletionsProvider(Provider):
             if not as_list(choices, "choices"):
                 raise DecodeError("no choices: the response carries no message", "choices")
         resp_id = b.get("id")
-        if resp_id is not None and type(resp_id) is not str:
+        if resp_id is not None and resp_id.__class__ is not str:
             resp_id = opt_str(resp_id, "id")
-        ch = cast("list[Any]", choices)[0]
-        if type(ch) is not dict:
+        ch = choices[0]  # type: ignore[index]
+        if ch.__class__ is not dict:
             ch = as_mapping(ch, "choices[0]")
         msg = ch.get("message")
-        if type(msg) is not dict:
+        if msg.__class__ is not dict:
             msg = as_mapping(msg, "choices[0].message")
         own: dict[str, Any] = {}
         text = msg.get("content")
         if text is None:
             text = ""
-        elif type(text) is not str:
+        elif text.__class__ is not str:
             text = _content_text(text, "choices[0].message.content", own)
         refusal = msg.get("refusal")
         if refusal:
             own["refusal"] = opt_str(refusal, "choices[0].message.refusal")
         else:
-            opt_str(refusal, "choices[0].message.refusal")
+            if refusal is not None:
+                opt_str(refusal, "choices[0].message.refusal")
             refusal = own.get("refusal")
-        reasoning = _reasoning_of(msg, "choices[0].message")
+        # hot path: most responses carry neither reasoning key
+        if msg.get("reasoning") is None and msg.get("reasoning_content") is None:
+            reasoning = None
+        else:
+            reasoning = _reasoning_of(msg, "choices[0].message")
         raw_calls = msg.get("tool_calls")
         if raw_calls:
             calls, invalid = _calls(
@@ -880,7 +908,7 @@ class ChatCompletionsProvider(Provider):
         if raw_finish is None:
             finish = FinishReason.TOOL_CALLS if calls or invalid else FinishReason.STOP
         else:
-            if type(raw_finish) is not str:
+            if raw_finish.__class__ is not str:
                 opt_str(raw_finish, "choices[0].finish_reason")
             finish = _FINISH.get(raw_finish, FinishReason.OTHER)
         usage = chat_usage(b.get("usage"), "usage")
@@ -1165,7 +1193,39 @@ def _calls(
     items = raw if type(raw) is list else as_list(raw, path)
     if not items:
         return (), ()
+    # hot path: calls with an id, a known name and arguments that are exactly a JSON
+    # object are built inline (~0.25 us less per call). At the first other call the
+    # loop below starts over and does the full work, with the same result for these.
     calls: list[ToolCall] = []
+    for item in items:
+        if item.__class__ is dict:
+            fn = item.get("function")
+            if fn.__class__ is dict:
+                name = fn.get("name")
+                call_id = item.get("id")
+                args = fn.get("arguments")
+                if (
+                    name.__class__ is str
+                    and name in _GOOD_NAMES
+                    and call_id.__class__ is str
+                    and call_id
+                    and args.__class__ is str
+                ):
+                    frozen_args = object_text(args)
+                    if frozen_args is not None:
+                        call = _new(ToolCall)
+                        _call_set_id(call, call_id)
+                        _call_set_name(call, name)
+                        _call_set_arguments(call, frozen_args)
+                        _call_set_extras(call, EMPTY)
+                        _call_set_raw(call, args)
+                        calls.append(call)
+                        continue
+        break
+    else:
+        check_unique_ids(calls, path)
+        return tuple(calls), ()
+    calls = []
     invalid: list[InvalidToolCall] = []
     for j, item in enumerate(items):
         tc = item if type(item) is dict else as_mapping(item, f"{path}[{j}]")
@@ -1187,13 +1247,19 @@ def _calls(
             call_id = derive_call_id(DERIVED_ID_PREFIX, seed, j, name, raw_args or "")
         elif type(call_id) is not str:
             raise DecodeError(f"expected a string, got {_json_type(call_id)}", f"{path}[{j}].id")
-        if not tool_name_ok(name):
+        if name not in _GOOD_NAMES and not tool_name_ok(name):
             invalid.append(
                 InvalidToolCall(
                     call_id, name, raw_args or "", f"{path}[{j}].function.name: invalid tool name"
                 )
             )
             continue
+        # hot path: arguments that are exactly a JSON object need no path function
+        if raw_args is not None:
+            frozen_args = object_text(raw_args)
+            if frozen_args is not None:
+                calls.append(_trusted_call(call_id, name, frozen_args, EMPTY, raw_args))
+                continue
         try:
             if raw_args is not None:
                 frozen = parse_arguments(raw_args, args_path(path, j))
@@ -1214,6 +1280,9 @@ def _calls(
         calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
     check_unique_ids(calls, path)
     return tuple(calls), tuple(invalid)
+
+
+_trusted_call = ToolCall._trusted
 
 
 def _custom_call(tc: Mapping[str, Any], path: str) -> InvalidToolCall:
@@ -1270,7 +1339,7 @@ def chat_usage(raw: object, path: str) -> Usage | None:
     """``prompt_tokens`` / ``completion_tokens`` / ``total_tokens`` (+ cached, reasoning)."""
     if raw is None:
         return None
-    u = raw if type(raw) is dict else as_mapping(raw, path)
+    u = raw if raw.__class__ is dict else as_mapping(raw, path)
     # hot path: plain non-negative ints pass; anything else goes through opt_int,
     # which builds the error path only then.
     inp = u.get("prompt_tokens")
@@ -1289,25 +1358,25 @@ def chat_usage(raw: object, path: str) -> Usage | None:
     if details:
         d = (
             details
-            if type(details) is dict
+            if details.__class__ is dict
             else as_mapping(details, f"{path}.prompt_tokens_details")
         )
         cached = d.get("cached_tokens")
         if cached is not None and (cached.__class__ is not int or cached < 0):
             cached = opt_int(cached, f"{path}.prompt_tokens_details.cached_tokens")
-    elif details is not None and type(details) is not dict:
+    elif details is not None and details.__class__ is not dict:
         as_mapping(details, f"{path}.prompt_tokens_details")
     details = u.get("completion_tokens_details")
     if details:
         d = (
             details
-            if type(details) is dict
+            if details.__class__ is dict
             else as_mapping(details, f"{path}.completion_tokens_details")
         )
         reasoning = d.get("reasoning_tokens")
         if reasoning is not None and (reasoning.__class__ is not int or reasoning < 0):
             reasoning = opt_int(reasoning, f"{path}.completion_tokens_details.reasoning_tokens")
-    elif details is not None and type(details) is not dict:
+    elif details is not None and details.__class__ is not dict:
         as_mapping(details, f"{path}.completion_tokens_details")
     usage: Usage = new_usage(inp, out, total, cached, None, reasoning)
     return usage
