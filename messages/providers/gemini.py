@@ -59,6 +59,7 @@ import mimetypes
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._frozen import EMPTY, FrozenDict, freeze, thaw
@@ -71,7 +72,6 @@ from .._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
-    aux_of,
     trusted_content_message,
     trusted_tool_call_message,
     trusted_tool_result_message,
@@ -271,7 +271,7 @@ class _Builder:
             return
         parts = self.parts
         if self.responses:
-            self.responses.sort(key=_first)
+            self.responses.sort(key=_item0)  # a C key function: ~50 ns less per response
             parts = [p for _, p in self.responses] + self.moved + parts
             self.responses = []
             self.moved = []
@@ -322,6 +322,9 @@ def _kind_of(m: Message, i: int) -> int:
 
 def _first(item: tuple[Any, Any]) -> Any:
     return item[0]
+
+
+_item0 = itemgetter(0)
 
 
 def _guess_media_type(url: str, default: str) -> str:
@@ -455,7 +458,7 @@ def _function_call(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any
     if not is_derived_id(c.id):
         fc["id"] = c.id
     fc["name"] = c.name
-    fc["args"] = thaw(c.arguments)
+    fc["args"] = _plain(c.arguments)
     part: dict[str, Any] = {"functionCall": fc}
     extras = c.extras
     if extras:
@@ -472,6 +475,18 @@ def _function_call(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any
             if type(sig) is str:
                 part["thoughtSignature"] = sig
     return part
+
+
+def _plain(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``thaw(arguments)``; hot path: a flat object of scalars is one C copy (~0.2 us, thaw ~0.5)."""
+    for v in arguments.values():
+        if v.__class__ not in _SCALARS:
+            return thaw(arguments)  # type: ignore[no-any-return]
+    return dict.copy(arguments)  # type: ignore[arg-type]  # always a FrozenDict
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_DERIVED_LEN = len(DERIVED_ID_PREFIX) + 24
 
 
 def _response_object(m: ToolResultMessage, own: Mapping[str, Any]) -> dict[str, Any]:
@@ -721,7 +736,7 @@ class GeminiProvider(Provider):
             kind = _KINDS.get(type(m))
             if kind is None:
                 kind = _kind_of(m, i)
-            aux = aux_of(m)
+            aux = m._aux  # type: ignore[attr-defined]  # the raw slot: aux_of without a call
             own: Mapping[str, Any] = EMPTY
             if aux is not None:
                 path = f"messages[{i}]"
@@ -762,8 +777,11 @@ class GeminiProvider(Provider):
                 if b.role != "model":
                     b.open("model", i)
                 content = m.content  # type: ignore[attr-defined]
+                parts: list[Any]
                 if type(content) is str:
                     parts = [{"text": content}] if content else []
+                elif content is None:  # a ToolCallMessage without text
+                    parts = []
                 else:
                     parts = _parts(content, _MODEL_PARTS, f"messages[{i}]", losses)
                 sig = own.get("text_signature") if own else None
@@ -771,8 +789,20 @@ class GeminiProvider(Provider):
                     _attach_text_signature(parts, sig)
                 calls = b.calls
                 for k, c in enumerate(m.tool_calls):
-                    parts.append(_function_call(c, i, k, losses))
-                    calls[c.id] = (len(calls), c)
+                    cid = c.id
+                    if c.extras or (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
+                        parts.append(_function_call(c, i, k, losses))
+                    else:  # hot path: a plain call written inline
+                        parts.append(
+                            {
+                                "functionCall": {
+                                    "id": cid,
+                                    "name": c.name,
+                                    "args": _plain(c.arguments),
+                                }
+                            }
+                        )
+                    calls[cid] = (len(calls), c)
                 b.parts.extend(parts)
                 b.pieces += 1
             if own:
@@ -796,8 +826,8 @@ class GeminiProvider(Provider):
         if b.role != "user":
             b.open("user", i)
         found = b.calls.get(call_id)
-        path = f"messages[{i}]"
         if found is None or call_id in b.answered:
+            path = f"messages[{i}]"
             why = (
                 "a second result for the call"
                 if call_id in b.answered
@@ -813,12 +843,16 @@ class GeminiProvider(Provider):
         if not is_derived_id(call.id):
             fr["id"] = call.id
         fr["name"] = call.name
-        fr["response"] = _response_object(m, own)
+        if own:
+            fr["response"] = _response_object(m, own)
+        else:  # hot path: _response_object with nothing kept from an import
+            fr["response"] = {"error": m.text} if m.is_error else {"output": m.text}
         b.responses.append((position, {"functionResponse": fr}))
         if "keys" in own:
             b.keys.extend(_key_items(own))
         content = m.content
         if type(content) is not str:
+            path = f"messages[{i}]"
             for j, p in enumerate(content):
                 if type(p) is TextPart:
                     continue
