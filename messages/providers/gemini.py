@@ -62,7 +62,7 @@ from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
 from .._json import dumps_compact, json_type, loads
 from .._message import (
     AssistantMessage,
@@ -86,9 +86,15 @@ from .._parts import (
     parse_data_url,
 )
 from .._streaming import ToolCallDelta
-from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
+from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
+from .._tool_call import _set_arguments as _call_set_arguments
+from .._tool_call import _set_extras as _call_set_extras
+from .._tool_call import _set_id as _call_set_id
+from .._tool_call import _set_name as _call_set_name
+from .._tool_call import _set_raw as _call_set_raw
 from ..errors import DecodeError, ValidationError
 from ._base import (
+    GUARDED_ERRORS,
     ChatResponse,
     Conversion,
     FinishReason,
@@ -102,6 +108,7 @@ from ._base import (
     as_mapping,
     derive_call_id,
     guard,
+    guard_error,
     make_response,
     make_text_delta,
     make_usage,
@@ -925,19 +932,33 @@ class GeminiProvider(Provider):
 
     # -- responses ---------------------------------------------------------------------
 
-    @_guard("")
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a generateContent response body.
 
         A body with no candidates is a blocked prompt (CONTENT_FILTER) when
         ``promptFeedback.blockReason`` says so, else a DecodeError at ``candidates``.
         """
+        # hot path: the guard decorator written out (~90 ns less per parse)
+        try:
+            return self._parse_response(body)
+        except DecodeError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise guard_error(exc) from None
+
+    def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         body = _map(body, "")
-        if isinstance(body.get("error"), Mapping):
-            return _error_response(body["error"], "error")
+        error = body.get("error")
+        if error is not None and isinstance(error, Mapping):
+            return _error_response(error, "error")
         usage = _usage(body.get("usageMetadata"), "usageMetadata")
-        model = opt_str(body.get("modelVersion"), "modelVersion")
-        response_id = opt_str(body.get("responseId"), "responseId")
+        # hot path: opt_str only when the value is not a str (it then reports or passes None)
+        model = body.get("modelVersion")
+        if model.__class__ is not str:
+            model = opt_str(model, "modelVersion")
+        response_id = body.get("responseId")
+        if response_id.__class__ is not str:
+            response_id = opt_str(response_id, "responseId")
         candidates = body.get("candidates")
         if candidates is not None:
             candidates = _list(candidates, "candidates")
@@ -956,7 +977,9 @@ class GeminiProvider(Provider):
                 id=response_id,
             )
         cand = _map(candidates[0], "candidates[0]")
-        raw_finish = opt_str(cand.get("finishReason"), "candidates[0].finishReason")
+        raw_finish = cand.get("finishReason")
+        if raw_finish.__class__ is not str:
+            raw_finish = opt_str(raw_finish, "candidates[0].finishReason")
         acc = _Collector(response_id or "")
         content = cand.get("content")
         if content is not None:
@@ -965,7 +988,10 @@ class GeminiProvider(Provider):
             if parts is not None:
                 prefix = "candidates[0].content.parts"
                 for pi, part in enumerate(_list(parts, prefix)):
-                    acc.part(part, f"{prefix}[{pi}]", pi)
+                    # hot path: plain text and functionCall parts are read with no path
+                    # strings; any other part (and any doubt) goes to acc.part
+                    if not (part.__class__ is dict and _fast_part(acc, part)):
+                        acc.part(part, f"{prefix}[{pi}]", pi)
         message = acc.message(usage)
         return make_response(
             message,
@@ -1326,6 +1352,8 @@ class _Collector:
             self.invalid.append(InvalidToolCall(call_id, name, raw, problem))
             return
         frozen = _freeze(args, f"{path}.args")
+        if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool is read inline
+            _KNOWN_NAMES.add(name)
         self.calls.append(ToolCall._trusted(call_id, name, frozen, _call_extras(sig), None))
 
     def message(self, usage: Usage | None) -> AssistantMessage:
@@ -1352,7 +1380,10 @@ class _Collector:
             content = (*reasoning, TextPart(text)) if text else tuple(reasoning)
         calls = self.calls
         if calls:
-            if len(calls) > 1 and len({c.id for c in calls}) != len(calls):
+            n = len(calls)
+            if n > 1 and (
+                calls[0].id == calls[1].id if n == 2 else len({c.id for c in calls}) != n
+            ):
                 raise DecodeError("duplicate functionCall id within the candidate", "candidates[0]")
             return trusted_tool_call_message(
                 ToolCallMessage,
@@ -1363,6 +1394,60 @@ class _Collector:
                 extras,
             )
         return trusted_content_message(AssistantMessage, content, None, metadata, extras)
+
+
+def _fast_part(acc: _Collector, part: dict[str, Any]) -> bool:
+    """Add a response part that is plain text or a plain functionCall to ``acc`` as
+    ``_Collector.part`` would; False (and nothing done) for anything else, which
+    ``_Collector.part`` then reads."""
+    sig = part.get("thoughtSignature")
+    if sig is not None and sig.__class__ is not str:
+        return False
+    text = part.get("text")
+    if text is not None:
+        if text.__class__ is not str:
+            return False
+        if part.get("thought") is True:
+            acc.parts.append(ReasoningPart(text, sig or None, False, NAME))
+        else:
+            acc.parts.append(TextPart(text))
+            if sig:
+                acc.text_signature = sig
+        return True
+    fc = part.get("functionCall")
+    if fc.__class__ is not dict:
+        return False
+    name = fc.get("name")
+    wire_id = fc.get("id")
+    args = fc.get("args")
+    if not (
+        name.__class__ is str
+        and name in _KNOWN_NAMES
+        and (wire_id is None or wire_id.__class__ is str)
+        and (args is None or args.__class__ is dict)
+    ):
+        return False
+    if args is None:
+        frozen = EMPTY
+    else:
+        try:
+            frozen = freeze_mapping(args, "")
+        except ValidationError:
+            return False
+    ordinal = acc.ordinal
+    acc.ordinal = ordinal + 1
+    call_id = wire_id or derive_call_id(DERIVED_ID_PREFIX, NAME, acc.id_seed, ordinal, name)
+    call = _new(ToolCall)
+    _call_set_id(call, call_id)
+    _call_set_name(call, name)
+    _call_set_arguments(call, frozen)
+    _call_set_extras(call, _call_extras(sig or None))
+    _call_set_raw(call, None)
+    acc.calls.append(call)
+    return True
+
+
+_new = object.__new__
 
 
 def _call_extras(sig: str | None) -> FrozenDict:
@@ -1417,12 +1502,23 @@ def _usage(raw: Any, path: str) -> Usage | None:
     if raw is None:
         return None
     u = _map(raw, path)
-    prompt = _count(u, "promptTokenCount", path) or 0
-    candidates = _count(u, "candidatesTokenCount", path) or 0
-    thoughts = _count(u, "thoughtsTokenCount", path)
-    total = _count(u, "totalTokenCount", path)
+    # hot path: plain non-negative ints (or absent counts) need no call
+    prompt = u.get("promptTokenCount")
+    if prompt.__class__ is not int or prompt < 0:
+        prompt = _count(u, "promptTokenCount", path) or 0
+    candidates = u.get("candidatesTokenCount")
+    if candidates.__class__ is not int or candidates < 0:
+        candidates = _count(u, "candidatesTokenCount", path) or 0
+    thoughts = u.get("thoughtsTokenCount")
+    if thoughts is not None and (thoughts.__class__ is not int or thoughts < 0):
+        thoughts = _count(u, "thoughtsTokenCount", path)
+    total = u.get("totalTokenCount")
+    if total is not None and (total.__class__ is not int or total < 0):
+        total = _count(u, "totalTokenCount", path)
     output = candidates + (thoughts or 0)
-    cached = _count(u, "cachedContentTokenCount", path)
+    cached = u.get("cachedContentTokenCount")
+    if cached is not None and (cached.__class__ is not int or cached < 0):
+        cached = _count(u, "cachedContentTokenCount", path)
     if total is None:
         total = prompt + output + (_count(u, "toolUsePromptTokenCount", path) or 0)
     return make_usage(prompt, output, total, cached, None, thoughts)
