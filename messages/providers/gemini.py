@@ -989,7 +989,8 @@ class GeminiProvider(Provider):
                 prefix = "candidates[0].content.parts"
                 for pi, part in enumerate(_list(parts, prefix)):
                     # hot path: plain text and functionCall parts are read with no path
-                    # strings; any other part (and any doubt) goes to acc.part
+                    # strings or regex (~1.7 us less per call, ~0.4 us per text part);
+                    # any other part (and any doubt) goes to acc.part
                     if not (part.__class__ is dict and _fast_part(acc, part)):
                         acc.part(part, f"{prefix}[{pi}]", pi)
         message = acc.message(usage)
