@@ -193,7 +193,8 @@ class _Builder:
         self.answered: set[str] = set()
 
     def open(self, role: str, index: int) -> None:
-        self.close()
+        if self.role is not None:
+            self.close()
         self.role = role
         self.first = index
         out = self.out
@@ -504,7 +505,11 @@ class AnthropicProvider(Provider):
                 if b.role != "user":
                     b.open("user", i)
                 if type(content) is str:
-                    b.add_string(content)
+                    if b.pieces == 0:  # hot path: b.add_string's first-piece case inline
+                        b.string = content
+                        b.pieces = 1
+                    else:
+                        b.add_string(content)
                 else:
                     b.add_blocks(_blocks(content, _USER_BLOCKS, f"messages[{i}]", losses))
             else:
@@ -512,7 +517,11 @@ class AnthropicProvider(Provider):
                     b.open("assistant", i)
                 calls = m.tool_calls
                 if not calls and type(content) is str:
-                    b.add_string(content)
+                    if b.pieces == 0:  # hot path: b.add_string's first-piece case inline
+                        b.string = content
+                        b.pieces = 1
+                    else:
+                        b.add_string(content)
                 else:
                     if not content:
                         blocks: list[Any] = []
