@@ -60,3 +60,35 @@ def test_tool_types() -> None:
     assert_type(acc.invalid_tool_calls(), tuple[InvalidToolCall, ...])
     assert_type(ImagePart.from_data_url("data:image/png;base64,AA=="), ImagePart)
     assert_type(MessageRole.parse("user"), MessageRole)
+
+
+def test_codec_history_and_provider_types() -> None:
+    import messages
+    from messages import ConversationHistory, Messages, OrderingPolicy, Repair, ToolDefinition
+    from messages.providers import ChatResponse, Conversion, FinishReason, Provider, get_provider
+
+    u = Message.user("hi")
+    assert_type(u.to_dict(), dict[str, Any])
+    assert_type(messages.to_json([u]), str)
+    h = ConversationHistory([Message.system("s"), u], policy=OrderingPolicy.lenient())
+    assert_type(h.messages(), tuple[Message, ...])
+    fixed, repairs = messages.repair([u])
+    assert_type(fixed, Messages)
+    assert_type(repairs, tuple[Repair, ...])
+
+    def f(city: str) -> str:
+        """Weather for a city."""
+        return city
+
+    tool = ToolDefinition.from_function(f)
+    assert_type(tool, ToolDefinition)
+    p = get_provider("openai")
+    assert_type(p, Provider)
+    assert_type(p.convert([u], [tool]), Conversion)
+    assert_type(p.format_request([u]), dict[str, Any])
+    r = p.parse_response(
+        {"choices": [{"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}
+    )
+    assert_type(r, ChatResponse)
+    assert_type(r.finish_reason, FinishReason)
+    assert_type(r.message, AssistantMessage)
