@@ -11,12 +11,20 @@ import enum
 import hashlib
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
-from .._frozen import EMPTY, FrozenDict, freeze
-from .._message import AssistantMessage, Message, ToolCallMessage
+from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._message import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+)
 from .._parts import ContentPart, ReasoningPart, TextPart
 from .._streaming import ToolCallDelta
 from .._tool_call import InvalidToolCall, ToolCall
@@ -511,3 +519,124 @@ def make_text_delta(kind: Literal["text", "reasoning"], text: str) -> StreamDelt
     s1(obj, text)
     s2(obj, None)
     return obj
+
+
+# -- small readers and helpers shared by the provider modules ------------------------------
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+#: Prefix of the ids this package makes up for tool calls the wire left without
+#: one (derive_call_id: same input, same id; 37 characters, within OpenAI's 40).
+#: Shared by every provider, so none of them sends another's made-up id.
+DERIVED_ID_PREFIX: Final = "call_derived_"
+
+#: The loss note for reasoning another provider produced (signature-tied providers).
+DROP_OTHER_REASONING: Final = "dropped: reasoning is replayed only to the provider that produced it"
+
+
+def guarded(path: str = "") -> Callable[[_F], _F]:
+    """The ``guard`` decorator with its type kept (for mypy)."""
+    return cast("Callable[[_F], _F]", guard(path))
+
+
+def is_derived_id(call_id: str) -> bool:
+    """True when ``call_id`` was made up by this package (the wire carried none)."""
+    return call_id.startswith(DERIVED_ID_PREFIX) and len(call_id) == len(DERIVED_ID_PREFIX) + 24
+
+
+def fast_mapping(value: Any, path: str) -> Mapping[str, Any]:
+    """``as_mapping`` with a fast path for plain dicts."""
+    # hot path: decoded JSON objects are plain dicts; the ABC check is the fallback
+    return value if type(value) is dict else as_mapping(value, path)
+
+
+def fast_list(value: Any, path: str) -> Sequence[Any]:
+    """``as_list`` with a fast path for plain lists."""
+    return value if type(value) is list else as_list(value, path)
+
+
+def decode_error(exc: ValidationError, path: str) -> DecodeError:
+    """``exc`` as a DecodeError whose path is ``exc.path`` placed under ``path``."""
+    sub = exc.path
+    if not sub:
+        where = path
+    elif sub.startswith("["):
+        where = path + sub
+    else:
+        where = f"{path}.{sub}" if path else sub
+    return DecodeError(exc.message, where)
+
+
+def freeze_decoded(value: Any, path: str) -> Any:
+    """``freeze(value, path)``, raising DecodeError instead of ValidationError."""
+    try:
+        return freeze(value, path)
+    except ValidationError as exc:
+        raise DecodeError(exc.message, exc.path or path) from None
+
+
+def required_str(obj: Mapping[str, Any], key: str, path: str) -> str:
+    """``obj[key]`` when it is a string, else DecodeError at ``path.key``."""
+    value = obj.get(key)
+    if type(value) is not str:
+        what = "missing" if value is None else f"expected a string, got {_type(value)}"
+        raise DecodeError(what, f"{path}.{key}")
+    return value
+
+
+def joined_text(items: Any) -> str | None:
+    """The texts of a list of ``{"text": ...}`` objects joined, or None when any is not one."""
+    if not isinstance(items, (list, tuple)):
+        return None
+    out = []
+    for item in items:
+        if not isinstance(item, Mapping) or type(item.get("text")) is not str:
+            return None
+        out.append(item["text"])
+    return "".join(out)
+
+
+def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
+    """The ``(index, keys)`` pairs kept under ``own["keys"]``, thawed; malformed ones skipped."""
+    items = []
+    for item in own.get("keys", ()):
+        if isinstance(item, Mapping) and type(item.get("index")) is int:
+            keys = item.get("keys")
+            if isinstance(keys, Mapping):
+                items.append((item["index"], thaw(keys)))
+    return items
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def plain_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``thaw(arguments)``; hot path: a flat object of scalars is one C copy (~0.2 us, thaw ~0.5)."""
+    for v in arguments.values():
+        if v.__class__ not in _SCALARS:
+            return thaw(arguments)  # type: ignore[no-any-return]
+    return dict.copy(arguments)  # type: ignore[arg-type]  # always a FrozenDict
+
+
+#: Message kinds for providers that format by kind, not by role.
+KIND_SYSTEM, KIND_USER, KIND_ASSISTANT, KIND_TOOL = range(4)
+
+#: Message class -> kind; ``kind_of`` adds user-defined subclasses as it meets them.
+MESSAGE_KINDS: dict[type, int] = {
+    SystemMessage: KIND_SYSTEM,
+    DeveloperMessage: KIND_SYSTEM,
+    UserMessage: KIND_USER,
+    AssistantMessage: KIND_ASSISTANT,
+    ToolCallMessage: KIND_ASSISTANT,
+    ToolResultMessage: KIND_TOOL,
+}
+
+
+def kind_of(m: Message, i: int) -> int:
+    """The kind of a message of a user-defined subclass (looked up once per class)."""
+    for base in type(m).__mro__:
+        kind = MESSAGE_KINDS.get(base)
+        if kind is not None:
+            MESSAGE_KINDS[type(m)] = kind
+            return kind
+    raise ValidationError(f"cannot format a message of type {type(m).__name__}", f"messages[{i}]")

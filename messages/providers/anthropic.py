@@ -39,13 +39,12 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
 from .._json import json_type, loads
 from .._message import (
     AssistantMessage,
-    DeveloperMessage,
     Message,
     SystemMessage,
     ToolCallMessage,
@@ -73,7 +72,12 @@ from .._tool_call import _set_name as _call_set_name
 from .._tool_call import _set_raw as _call_set_raw
 from ..errors import DecodeError, ValidationError
 from ._base import (
+    DROP_OTHER_REASONING,
     GUARDED_ERRORS,
+    KIND_SYSTEM,
+    KIND_TOOL,
+    KIND_USER,
+    MESSAGE_KINDS,
     ChatResponse,
     Conversion,
     FinishReason,
@@ -82,15 +86,22 @@ from ._base import (
     StreamAccumulator,
     StreamDelta,
     Usage,
-    as_list,
-    as_mapping,
-    guard,
+    decode_error,
+    fast_list,
+    fast_mapping,
+    freeze_decoded,
     guard_error,
+    guarded,
+    joined_text,
+    key_items,
+    kind_of,
     make_response,
     make_text_delta,
     make_usage,
     opt_int,
     opt_str,
+    plain_arguments,
+    required_str,
 )
 
 if TYPE_CHECKING:
@@ -100,8 +111,6 @@ __all__ = ["PROVIDER", "AnthropicProvider", "AnthropicStream"]
 
 NAME = "anthropic"
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-_guard: Callable[[str], Callable[[_F], _F]] = guard  # the base decorator, typed
 
 #: ``stop_reason`` → FinishReason (MANIFEST conventions); anything else is OTHER.
 STOP_REASONS: dict[str, FinishReason] = {
@@ -116,43 +125,6 @@ STOP_REASONS: dict[str, FinishReason] = {
 
 # Other providers whose opaque state may sit in a message's or a call's extras.
 _OTHER_PROVIDERS = frozenset(("openai", "groq", "vllm", "ollama", "gemini", "openai_responses"))
-
-_DROP_OTHER_REASONING = "dropped: reasoning is replayed only to the provider that produced it"
-
-
-def _map(value: Any, path: str) -> Mapping[str, Any]:
-    # hot path: decoded JSON objects are plain dicts; the ABC check is the fallback
-    return value if type(value) is dict else as_mapping(value, path)
-
-
-def _list(value: Any, path: str) -> Sequence[Any]:
-    return value if type(value) is list else as_list(value, path)
-
-
-def _decode(exc: ValidationError, path: str) -> DecodeError:
-    sub = exc.path
-    if not sub:
-        where = path
-    elif sub.startswith("["):
-        where = path + sub
-    else:
-        where = f"{path}.{sub}" if path else sub
-    return DecodeError(exc.message, where)
-
-
-def _freeze(value: Any, path: str) -> Any:
-    try:
-        return freeze(value, path)
-    except ValidationError as exc:
-        raise DecodeError(exc.message, exc.path or path) from None
-
-
-def _req_str(block: Mapping[str, Any], key: str, path: str) -> str:
-    value = block.get(key)
-    if type(value) is not str:
-        what = "missing" if value is None else f"expected a string, got {json_type(value)}"
-        raise DecodeError(what, f"{path}.{key}")
-    return value
 
 
 # ---------------------------------------------------------------------------------
@@ -277,27 +249,6 @@ class _Builder:
         self.pieces = 0
 
 
-_SYSTEM, _USER, _ASSISTANT, _TOOL = range(4)
-_KINDS: dict[type, int] = {
-    SystemMessage: _SYSTEM,
-    DeveloperMessage: _SYSTEM,
-    UserMessage: _USER,
-    AssistantMessage: _ASSISTANT,
-    ToolCallMessage: _ASSISTANT,
-    ToolResultMessage: _TOOL,
-}
-
-
-def _kind_of(m: Message, i: int) -> int:
-    """The kind of a message of a user-defined subclass (looked up once per class)."""
-    for base in type(m).__mro__:
-        kind = _KINDS.get(base)
-        if kind is not None:
-            _KINDS[type(m)] = kind
-            return kind
-    raise ValidationError(f"cannot format a message of type {type(m).__name__}", f"messages[{i}]")
-
-
 def _first(item: tuple[int, Any]) -> int:
     return item[0]
 
@@ -359,7 +310,7 @@ def _reasoning_block(p: ReasoningPart, path: str, losses: Losses) -> Any:
         )
         return None
     who = p.provider or "an unnamed provider"
-    losses.add(path, f"reasoning from {who}", _DROP_OTHER_REASONING)
+    losses.add(path, f"reasoning from {who}", DROP_OTHER_REASONING)
     return None
 
 
@@ -426,16 +377,6 @@ def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping
     return own if isinstance(own, Mapping) else EMPTY
 
 
-def _key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
-    items = []
-    for item in own.get("keys", ()):
-        if isinstance(item, Mapping) and type(item.get("index")) is int:
-            keys = item.get("keys")
-            if isinstance(keys, Mapping):
-                items.append((item["index"], thaw(keys)))
-    return items
-
-
 def _unknown_items(own: Mapping[str, Any], nested: bool) -> list[tuple[int, Any]]:
     items = []
     for item in own.get("unknown", ()):
@@ -467,10 +408,10 @@ class AnthropicProvider(Provider):
         for i, m in enumerate(messages):
             # hot path: exact-type dispatch, one read of the name/metadata/extras slot
             t = type(m)
-            kind = _KINDS.get(t)
+            kind = MESSAGE_KINDS.get(t)
             if kind is None:
-                kind = _kind_of(m, i)
-            aux = m._aux  # type: ignore[attr-defined]  # the raw slot: aux_of without a call
+                kind = kind_of(m, i)
+            aux = m._aux  # type: ignore[attr-defined,unused-ignore]  # the raw slot: aux_of without a call
             own: Mapping[str, Any] = EMPTY
             if aux is not None:
                 path = f"messages[{i}]"
@@ -480,7 +421,7 @@ class AnthropicProvider(Provider):
                     )
                 if aux[2]:
                     own = _own_extras(aux[2], path, losses)
-            if kind == _SYSTEM:
+            if kind == KIND_SYSTEM:
                 if started:
                     losses.add(
                         f"messages[{i}]",
@@ -489,7 +430,7 @@ class AnthropicProvider(Provider):
                     )
                 text: str = m.content  # type: ignore[attr-defined]
                 kept = own.get("system")
-                if kept and _joined_text(kept) == text:
+                if kept and joined_text(kept) == text:
                     system.extend(thaw(kept))
                     system_kept = True
                 elif text:
@@ -497,11 +438,11 @@ class AnthropicProvider(Provider):
                     system_texts += 1
                 continue
             started = True
-            if kind == _TOOL:
+            if kind == KIND_TOOL:
                 self._tool_result(m, i, b, own)  # type: ignore[arg-type]
                 continue
             content = m.content  # type: ignore[attr-defined]
-            if kind == _USER:
+            if kind == KIND_USER:
                 if b.role != "user":
                     b.open("user", i)
                 if type(content) is str:
@@ -536,7 +477,7 @@ class AnthropicProvider(Provider):
                                 "type": "tool_use",
                                 "id": c.id,
                                 "name": c.name,
-                                "input": _plain(c.arguments),
+                                "input": plain_arguments(c.arguments),
                             }
                             if not c.extras
                             else _tool_use(c, i, k, losses)
@@ -563,7 +504,7 @@ class AnthropicProvider(Provider):
         if "unknown" in own:
             b.unknown.extend(_unknown_items(own, nested=False))
         if "keys" in own:
-            b.keys.extend(_key_items(own))
+            b.keys.extend(key_items(own))
 
     def _tool_result(
         self, m: ToolResultMessage, i: int, b: _Builder, own: Mapping[str, Any]
@@ -620,13 +561,13 @@ class AnthropicProvider(Provider):
 
     # -- import a conversation ----------------------------------------------------------
 
-    @_guard("messages")
+    @guarded("messages")
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
         """Import a conversation written as a Messages API request body (or its ``messages``)."""
         out: list[Message] = []
         if isinstance(body_or_list, Mapping):
             prefix = "messages"
-            raw = _list(body_or_list.get("messages"), "messages")
+            raw = fast_list(body_or_list.get("messages"), "messages")
             system = body_or_list.get("system")
             if system is not None:
                 out.append(_parse_system(system))
@@ -640,7 +581,7 @@ class AnthropicProvider(Provider):
             )
         for i, item in enumerate(raw):
             path = f"{prefix}[{i}]"
-            wire = _map(item, path)
+            wire = fast_mapping(item, path)
             role = wire.get("role")
             content = wire.get("content")
             if content is None:
@@ -667,7 +608,7 @@ class AnthropicProvider(Provider):
 
     def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         if body.__class__ is not dict:
-            body = _map(body, "")
+            body = fast_mapping(body, "")
         if body.get("type") == "error":
             return _error_response(body.get("error"), "error")
         role = body.get("role")
@@ -675,7 +616,7 @@ class AnthropicProvider(Provider):
             raise DecodeError("expected role 'assistant'", "role")
         blocks = body.get("content")
         if type(blocks) is not list:
-            blocks = _list(blocks, "content")
+            blocks = fast_list(blocks, "content")
         parsed = _parse_assistant_blocks(blocks, "content", lenient=True)
         usage = _usage(body.get("usage"), "usage")
         # hot path: opt_str only when the value is not a str (it then reports or passes None)
@@ -708,17 +649,6 @@ class AnthropicProvider(Provider):
         return AnthropicStream()
 
 
-def _joined_text(blocks: Any) -> str | None:
-    if not isinstance(blocks, (list, tuple)):
-        return None
-    out = []
-    for blk in blocks:
-        if not isinstance(blk, Mapping) or type(blk.get("text")) is not str:
-            return None
-        out.append(blk["text"])
-    return "".join(out)
-
-
 def _tool_use(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any]:
     if c.extras:
         for key in c.extras:
@@ -728,18 +658,7 @@ def _tool_use(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any]:
                     f"{key} state of the tool call",
                     "dropped: only re-sent to its provider",
                 )
-    return {"type": "tool_use", "id": c.id, "name": c.name, "input": _plain(c.arguments)}
-
-
-def _plain(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``thaw(arguments)``; hot path: a flat object of scalars is one C copy (~0.2 us, thaw ~0.5)."""
-    for v in arguments.values():
-        if v.__class__ not in _SCALARS:
-            return thaw(arguments)  # type: ignore[no-any-return]
-    return dict.copy(arguments)  # type: ignore[arg-type]  # always a FrozenDict
-
-
-_SCALARS = frozenset((str, int, float, bool, type(None)))
+    return {"type": "tool_use", "id": c.id, "name": c.name, "input": plain_arguments(c.arguments)}
 
 
 def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
@@ -750,22 +669,22 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
         raw = body_or_list.get("tools")
         if raw is None:
             return []
-        raw = _list(raw, "tools")
+        raw = fast_list(raw, "tools")
     else:
         prefix = ""
-        raw = _list(body_or_list, "")
+        raw = fast_list(body_or_list, "")
     out = []
     for i, item in enumerate(raw):
         path = f"{prefix}[{i}]"
-        t = _map(item, path)
+        t = fast_mapping(item, path)
         if "input_schema" not in t:
             continue  # a server tool (web search, code execution...): not a function
-        name = _req_str(t, "name", path)
+        name = required_str(t, "name", path)
         description = opt_str(t.get("description"), f"{path}.description") or name
         try:
             out.append(ToolDefinition(name, description, t["input_schema"], strict=False))
         except ValidationError as exc:
-            raise _decode(exc, path) from None
+            raise decode_error(exc, path) from None
     return out
 
 
@@ -777,52 +696,52 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
 def _parse_system(system: Any) -> SystemMessage:
     if type(system) is str:
         return SystemMessage(system)
-    blocks = _list(system, "system")
+    blocks = fast_list(system, "system")
     texts = []
     for j, item in enumerate(blocks):
         path = f"system[{j}]"
-        blk = _map(item, path)
+        blk = fast_mapping(item, path)
         if blk.get("type") != "text":
             raise DecodeError("system blocks must be text blocks", f"{path}.type")
-        texts.append(_req_str(blk, "text", path))
-    extras = FrozenDict({NAME: FrozenDict({"system": _freeze(blocks, "system")})})
+        texts.append(required_str(blk, "text", path))
+    extras = FrozenDict({NAME: FrozenDict({"system": freeze_decoded(blocks, "system")})})
     return trusted_content_message(SystemMessage, "".join(texts), extras=extras)
 
 
 def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:
-    source = _map(blk.get("source"), f"{path}.source")
+    source = fast_mapping(blk.get("source"), f"{path}.source")
     kind = source.get("type")
     try:
         if kind == "base64":
             return ImagePart(
-                data=_req_str(source, "data", f"{path}.source"),
-                media_type=_req_str(source, "media_type", f"{path}.source"),
+                data=required_str(source, "data", f"{path}.source"),
+                media_type=required_str(source, "media_type", f"{path}.source"),
             )
         if kind == "url":
-            return ImagePart(url=_req_str(source, "url", f"{path}.source"))
+            return ImagePart(url=required_str(source, "url", f"{path}.source"))
     except ValidationError as exc:
-        raise _decode(exc, f"{path}.source") from None
+        raise decode_error(exc, f"{path}.source") from None
     return None  # another source kind (e.g. "file"): kept as an unknown block
 
 
 def _document_part(blk: Mapping[str, Any], path: str) -> FilePart | None:
-    source = _map(blk.get("source"), f"{path}.source")
+    source = fast_mapping(blk.get("source"), f"{path}.source")
     kind = source.get("type")
     title = opt_str(blk.get("title"), f"{path}.title")
     spath = f"{path}.source"
     if kind == "base64":
         return FilePart(
-            data=_req_str(source, "data", spath),
+            data=required_str(source, "data", spath),
             media_type=opt_str(source.get("media_type"), f"{spath}.media_type"),
             filename=title,
         )
     if kind == "text":
-        text = _req_str(source, "data", spath)
+        text = required_str(source, "data", spath)
         data = base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
         media_type = opt_str(source.get("media_type"), f"{spath}.media_type") or "text/plain"
         return FilePart(data=data, media_type=media_type, filename=title)
     if kind == "file":
-        file_id = _req_str(source, "file_id", spath)
+        file_id = required_str(source, "file_id", spath)
         if not file_id:
             raise DecodeError("must not be empty", f"{spath}.file_id")
         return FilePart(file_id=file_id, filename=title)
@@ -835,7 +754,7 @@ def _unknown(blk: Mapping[str, Any], index: int, path: str, within: bool = False
         "index": index,
         "path": path,
         "type": kind if type(kind) is str else "",
-        "value": _freeze(blk, path),
+        "value": freeze_decoded(blk, path),
     }
     if within:
         item["within"] = "tool_result"
@@ -861,7 +780,7 @@ def _extra_keys(
     if len(blk) > len(known) or any(k not in known for k in blk):
         extra = {k: v for k, v in blk.items() if k not in known}
         if extra:
-            out.append(FrozenDict({"index": index, "keys": _freeze(extra, path)}))
+            out.append(FrozenDict({"index": index, "keys": freeze_decoded(extra, path)}))
 
 
 def _own(unknown: Sequence[FrozenDict], keys: Sequence[FrozenDict]) -> FrozenDict:
@@ -877,7 +796,7 @@ def _own(unknown: Sequence[FrozenDict], keys: Sequence[FrozenDict]) -> FrozenDic
 
 def _user_part(blk: Mapping[str, Any], kind: Any, path: str) -> ContentPart | None:
     if kind == "text":
-        return TextPart(_req_str(blk, "text", path))
+        return TextPart(required_str(blk, "text", path))
     if kind == "image":
         return _image_part(blk, path)
     if kind == "document":
@@ -891,14 +810,14 @@ def _parse_user(content: Any, path: str, out: list[Message]) -> None:
     if type(content) is str:
         out.append(UserMessage(content))
         return
-    blocks = _list(content, f"{path}.content")
+    blocks = fast_list(content, f"{path}.content")
     parts: list[ContentPart] = []
     unknown: list[FrozenDict] = []
     keys: list[FrozenDict] = []
     produced = 0
     for j, item in enumerate(blocks):
         bpath = f"{path}.content[{j}]"
-        blk = _map(item, bpath)
+        blk = fast_mapping(item, bpath)
         kind = blk.get("type")
         if type(kind) is not str:
             raise DecodeError("expected a block type string", f"{bpath}.type")
@@ -934,7 +853,7 @@ def _merge_unknown(extras: Mapping[str, Any], unknown: list[FrozenDict]) -> Froz
 def _parse_tool_result(
     blk: Mapping[str, Any], path: str, keys: Sequence[FrozenDict] = ()
 ) -> ToolResultMessage:
-    call_id = _req_str(blk, "tool_use_id", path)
+    call_id = required_str(blk, "tool_use_id", path)
     if not call_id:
         raise DecodeError("must not be empty", f"{path}.tool_use_id")
     is_error = blk.get("is_error", False)
@@ -950,11 +869,11 @@ def _parse_tool_result(
     elif type(raw) is str:
         content = raw
     else:
-        inner = _list(raw, f"{path}.content")
+        inner = fast_list(raw, f"{path}.content")
         parts: list[ContentPart] = []
         for j, item in enumerate(inner):
             spath = f"{path}.content[{j}]"
-            sub = _map(item, spath)
+            sub = fast_mapping(item, spath)
             kind = sub.get("type")
             if type(kind) is not str:
                 raise DecodeError("expected a block type string", f"{spath}.type")
@@ -984,10 +903,10 @@ class _Parsed:
 
 
 def _tool_call(blk: Mapping[str, Any], path: str, parsed: _Parsed, lenient: bool) -> None:
-    call_id = _req_str(blk, "id", path)
+    call_id = required_str(blk, "id", path)
     if not call_id:
         raise DecodeError("must not be empty", f"{path}.id")
-    name = _req_str(blk, "name", path)
+    name = required_str(blk, "name", path)
     if not name:
         raise DecodeError("must not be empty", f"{path}.name")
     args = blk.get("input")
@@ -1002,7 +921,7 @@ def _tool_call(blk: Mapping[str, Any], path: str, parsed: _Parsed, lenient: bool
         raw = args if type(args) is str else _dumps_or_empty(args)
         parsed.invalid.append(InvalidToolCall(call_id, name, raw, f"{problem[0]}: {problem[1]}"))
         return
-    frozen = _freeze(args, f"{path}.input")
+    frozen = freeze_decoded(args, f"{path}.input")
     if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool takes the fast path
         _KNOWN_NAMES.add(name)
     parsed.calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, None))
@@ -1034,7 +953,7 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
         if kind == "text":
             text = blk.get("text")
             if text.__class__ is not str:
-                text = _req_str(blk, "text", f"{prefix}[{j}]")
+                text = required_str(blk, "text", f"{prefix}[{j}]")
             if lenient:
                 parsed.texts.append(text)
             else:
@@ -1076,11 +995,11 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
             continue
         path = f"{prefix}[{j}]"
         if kind == "thinking":
-            text = _req_str(blk, "thinking", path)
+            text = required_str(blk, "thinking", path)
             sig = opt_str(blk.get("signature"), f"{path}.signature")
             parts.append(ReasoningPart(text, sig or None, False, NAME))
         elif kind == "redacted_thinking":
-            parts.append(ReasoningPart(_req_str(blk, "data", path), None, True, NAME))
+            parts.append(ReasoningPart(required_str(blk, "data", path), None, True, NAME))
         elif type(kind) is not str:
             raise DecodeError("expected a block type string", f"{path}.type")
         elif kind in ("image", "document", "tool_result"):
@@ -1098,7 +1017,7 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
 def _parse_assistant_message(content: Any, path: str) -> AssistantMessage:
     if type(content) is str:
         return AssistantMessage(content)
-    blocks = _list(content, f"{path}.content")
+    blocks = fast_list(content, f"{path}.content")
     parsed = _parse_assistant_blocks(blocks, f"{path}.content", lenient=False)
     extras = _own(parsed.unknown, parsed.keys)
     parts = tuple(parsed.parts)
@@ -1158,7 +1077,7 @@ def _count(usage: Mapping[str, Any], key: str) -> int | None:
 def _usage(raw: Any, path: str) -> Usage | None:
     if raw is None:
         return None
-    u = raw if raw.__class__ is dict else _map(raw, path)
+    u = raw if raw.__class__ is dict else fast_mapping(raw, path)
     # hot path: plain non-negative ints need no call (_count checks the rest)
     inp = u.get("input_tokens")
     if inp.__class__ is not int or inp < 0:
@@ -1249,7 +1168,7 @@ class AnthropicStream(StreamAccumulator):
         self._model: str | None = None
         self._usage: list[int | None] = [None, None, None, None]
 
-    @_guard("events")
+    @guarded("events")
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one event (the SSE ``data:`` payload, decoded)."""
         n = self._n
@@ -1330,7 +1249,7 @@ class AnthropicStream(StreamAccumulator):
 
     def _message_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
         path = f"events[{n}].message"
-        message = _map(event.get("message"), path)
+        message = fast_mapping(event.get("message"), path)
         self._started = True
         self._id = opt_str(message.get("id"), f"{path}.id")
         self._model = opt_str(message.get("model"), f"{path}.model")
@@ -1340,7 +1259,7 @@ class AnthropicStream(StreamAccumulator):
     def _take_usage(self, raw: Any, path: str) -> None:
         if raw is None:
             return
-        u = _map(raw, path)
+        u = fast_mapping(raw, path)
         for k, key in enumerate(
             (
                 "input_tokens",
@@ -1360,7 +1279,7 @@ class AnthropicStream(StreamAccumulator):
         if index in self._blocks:
             raise DecodeError("block index started twice", f"events[{n}].index")
         path = f"events[{n}].content_block"
-        cb = _map(event.get("content_block"), path)
+        cb = fast_mapping(event.get("content_block"), path)
         kind = cb.get("type")
         if kind == "text":
             block = _Block("text")
@@ -1371,8 +1290,8 @@ class AnthropicStream(StreamAccumulator):
                 return (make_text_delta("text", text),)
             return _EMPTY_DELTAS
         if kind == "tool_use":
-            call_id = _req_str(cb, "id", path)
-            name = _req_str(cb, "name", path)
+            call_id = required_str(cb, "id", path)
+            name = required_str(cb, "name", path)
             if not call_id:
                 raise DecodeError("must not be empty", f"{path}.id")
             if not name:
@@ -1395,13 +1314,13 @@ class AnthropicStream(StreamAccumulator):
             return _EMPTY_DELTAS
         if kind == "redacted_thinking":
             block = _Block("redacted_thinking")
-            block.chunks.append(_req_str(cb, "data", path))
+            block.chunks.append(required_str(cb, "data", path))
             self._blocks[index] = block
             return _EMPTY_DELTAS
         if type(kind) is not str:
             raise DecodeError("expected a block type string", f"{path}.type")
         block = _Block("unknown")
-        block.raw = _freeze(cb, path)
+        block.raw = freeze_decoded(cb, path)
         self._blocks[index] = block
         return _EMPTY_DELTAS
 
@@ -1414,7 +1333,7 @@ class AnthropicStream(StreamAccumulator):
     def _message_delta(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
         delta = event.get("delta")
         if delta is not None:
-            delta = _map(delta, f"events[{n}].delta")
+            delta = fast_mapping(delta, f"events[{n}].delta")
             stop = opt_str(delta.get("stop_reason"), f"events[{n}].delta.stop_reason")
             if stop is not None:
                 self._stop = stop
@@ -1435,7 +1354,7 @@ class AnthropicStream(StreamAccumulator):
         self._error = detail
         return _EMPTY_DELTAS
 
-    @_guard("events")
+    @guarded("events")
     def finish(self) -> ChatResponse:
         """The response assembled from every event fed so far."""
         if self._error is None:
