@@ -60,13 +60,12 @@ import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from .._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
+from .._frozen import EMPTY, FrozenDict, freeze_mapping, thaw
 from .._json import dumps_compact, json_type, loads
 from .._message import (
     AssistantMessage,
-    DeveloperMessage,
     Message,
     SystemMessage,
     ToolCallMessage,
@@ -94,7 +93,13 @@ from .._tool_call import _set_name as _call_set_name
 from .._tool_call import _set_raw as _call_set_raw
 from ..errors import DecodeError, ValidationError
 from ._base import (
+    DERIVED_ID_PREFIX,
+    DROP_OTHER_REASONING,
     GUARDED_ERRORS,
+    KIND_SYSTEM,
+    KIND_TOOL,
+    KIND_USER,
+    MESSAGE_KINDS,
     ChatResponse,
     Conversion,
     FinishReason,
@@ -104,16 +109,24 @@ from ._base import (
     StreamAccumulator,
     StreamDelta,
     Usage,
-    as_list,
-    as_mapping,
+    decode_error,
     derive_call_id,
-    guard,
+    fast_list,
+    fast_mapping,
+    freeze_decoded,
     guard_error,
+    guarded,
+    is_derived_id,
+    joined_text,
+    key_items,
+    kind_of,
     make_response,
     make_text_delta,
     make_usage,
     opt_int,
     opt_str,
+    plain_arguments,
+    required_str,
 )
 
 if TYPE_CHECKING:
@@ -123,8 +136,6 @@ __all__ = ["PROVIDER", "GeminiProvider", "GeminiStream"]
 
 NAME = "gemini"
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-_guard: Callable[[str], Callable[[_F], _F]] = guard  # the base decorator, typed
 
 #: ``finishReason`` → FinishReason (MANIFEST conventions). ``STOP`` becomes
 #: TOOL_CALLS when the candidate has function calls; ``IMAGE_*`` is CONTENT_FILTER;
@@ -140,22 +151,11 @@ FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 _OTHER_PROVIDERS = frozenset(("openai", "groq", "vllm", "ollama", "anthropic", "openai_responses"))
-_DROP_OTHER_REASONING = "dropped: reasoning is replayed only to the provider that produced it"
 
 # Keys of a Part that describe it rather than being its data.
 _PART_META = frozenset(
     ("thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution")
 )
-
-
-#: The prefix of ids made up for calls the wire sent without one (shared by every
-#: provider in this package, so none of them sends another's made-up id).
-DERIVED_ID_PREFIX = "call_derived_"
-
-
-def is_derived_id(call_id: str) -> bool:
-    """True when ``call_id`` was derived here because the wire carried none."""
-    return call_id.startswith(DERIVED_ID_PREFIX) and len(call_id) == len(DERIVED_ID_PREFIX) + 24
 
 
 def _finish_reason(raw: str | None, has_calls: bool) -> FinishReason:
@@ -167,41 +167,6 @@ def _finish_reason(raw: str | None, has_calls: bool) -> FinishReason:
     if reason is FinishReason.STOP and has_calls:
         return FinishReason.TOOL_CALLS
     return reason
-
-
-def _map(value: Any, path: str) -> Mapping[str, Any]:
-    # hot path: decoded JSON objects are plain dicts; the ABC check is the fallback
-    return value if type(value) is dict else as_mapping(value, path)
-
-
-def _list(value: Any, path: str) -> Sequence[Any]:
-    return value if type(value) is list else as_list(value, path)
-
-
-def _decode(exc: ValidationError, path: str) -> DecodeError:
-    sub = exc.path
-    if not sub:
-        where = path
-    elif sub.startswith("["):
-        where = path + sub
-    else:
-        where = f"{path}.{sub}" if path else sub
-    return DecodeError(exc.message, where)
-
-
-def _freeze(value: Any, path: str) -> Any:
-    try:
-        return freeze(value, path)
-    except ValidationError as exc:
-        raise DecodeError(exc.message, exc.path or path) from None
-
-
-def _req_str(obj: Mapping[str, Any], key: str, path: str) -> str:
-    value = obj.get(key)
-    if type(value) is not str:
-        what = "missing" if value is None else f"expected a string, got {json_type(value)}"
-        raise DecodeError(what, f"{path}.{key}")
-    return value
 
 
 def _sig(part: Mapping[str, Any], path: str) -> str | None:
@@ -306,27 +271,6 @@ class _Builder:
         self.pieces = 0
 
 
-_SYSTEM, _USER, _ASSISTANT, _TOOL = range(4)
-_KINDS: dict[type, int] = {
-    SystemMessage: _SYSTEM,
-    DeveloperMessage: _SYSTEM,
-    UserMessage: _USER,
-    AssistantMessage: _ASSISTANT,
-    ToolCallMessage: _ASSISTANT,
-    ToolResultMessage: _TOOL,
-}
-
-
-def _kind_of(m: Message, i: int) -> int:
-    """The kind of a message of a user-defined subclass (looked up once per class)."""
-    for base in type(m).__mro__:
-        kind = _KINDS.get(base)
-        if kind is not None:
-            _KINDS[type(m)] = kind
-            return kind
-    raise ValidationError(f"cannot format a message of type {type(m).__name__}", f"messages[{i}]")
-
-
 def _first(item: tuple[Any, Any]) -> Any:
     return item[0]
 
@@ -379,7 +323,7 @@ def _reasoning_part(p: ReasoningPart, path: str, losses: Losses) -> Any:
             part["thoughtSignature"] = p.signature
         return part
     who = p.provider or "an unnamed provider"
-    losses.add(path, f"reasoning from {who}", _DROP_OTHER_REASONING)
+    losses.add(path, f"reasoning from {who}", DROP_OTHER_REASONING)
     return None
 
 
@@ -440,16 +384,6 @@ def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping
     return own if isinstance(own, Mapping) else EMPTY
 
 
-def _key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
-    items = []
-    for item in own.get("keys", ()):
-        if isinstance(item, Mapping) and type(item.get("index")) is int:
-            keys = item.get("keys")
-            if isinstance(keys, Mapping):
-                items.append((item["index"], thaw(keys)))
-    return items
-
-
 def _unknown_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     items = []
     for item in own.get("unknown", ()):
@@ -465,7 +399,7 @@ def _function_call(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any
     if not is_derived_id(c.id):
         fc["id"] = c.id
     fc["name"] = c.name
-    fc["args"] = _plain(c.arguments)
+    fc["args"] = plain_arguments(c.arguments)
     part: dict[str, Any] = {"functionCall": fc}
     extras = c.extras
     if extras:
@@ -484,15 +418,6 @@ def _function_call(c: ToolCall, i: int, k: int, losses: Losses) -> dict[str, Any
     return part
 
 
-def _plain(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``thaw(arguments)``; hot path: a flat object of scalars is one C copy (~0.2 us, thaw ~0.5)."""
-    for v in arguments.values():
-        if v.__class__ not in _SCALARS:
-            return thaw(arguments)  # type: ignore[no-any-return]
-    return dict.copy(arguments)  # type: ignore[arg-type]  # always a FrozenDict
-
-
-_SCALARS = frozenset((str, int, float, bool, type(None)))
 _DERIVED_LEN = len(DERIVED_ID_PREFIX) + 24
 
 
@@ -740,10 +665,10 @@ class GeminiProvider(Provider):
         started = False
         for i, m in enumerate(messages):
             # hot path: exact-type dispatch, one read of the name/metadata/extras slot
-            kind = _KINDS.get(type(m))
+            kind = MESSAGE_KINDS.get(type(m))
             if kind is None:
-                kind = _kind_of(m, i)
-            aux = m._aux  # type: ignore[attr-defined]  # the raw slot: aux_of without a call
+                kind = kind_of(m, i)
+            aux = m._aux  # type: ignore[attr-defined,unused-ignore]  # the raw slot: aux_of without a call
             own: Mapping[str, Any] = EMPTY
             if aux is not None:
                 path = f"messages[{i}]"
@@ -753,7 +678,7 @@ class GeminiProvider(Provider):
                     )
                 if aux[2]:
                     own = _own_extras(aux[2], path, losses)
-            if kind == _SYSTEM:
+            if kind == KIND_SYSTEM:
                 if started:
                     losses.add(
                         f"messages[{i}]",
@@ -762,15 +687,15 @@ class GeminiProvider(Provider):
                     )
                 text: str = m.content  # type: ignore[attr-defined]
                 kept = own.get("system")
-                if kept and _joined_text(kept) == text:
+                if kept and joined_text(kept) == text:
                     system.extend(thaw(kept))
                 elif text:
                     system.append({"text": text})
                 continue
             started = True
-            if kind == _TOOL:
+            if kind == KIND_TOOL:
                 self._tool_result(m, i, b, own)  # type: ignore[arg-type]
-            elif kind == _USER:
+            elif kind == KIND_USER:
                 if b.role != "user":
                     b.open("user", i)
                 content = m.content  # type: ignore[attr-defined]
@@ -805,7 +730,7 @@ class GeminiProvider(Provider):
                                 "functionCall": {
                                     "id": cid,
                                     "name": c.name,
-                                    "args": _plain(c.arguments),
+                                    "args": plain_arguments(c.arguments),
                                 }
                             }
                         )
@@ -815,8 +740,8 @@ class GeminiProvider(Provider):
             if own:
                 if "unknown" in own:
                     b.unknown.extend(_unknown_items(own))
-                if "keys" in own and kind != _TOOL:
-                    b.keys.extend(_key_items(own))
+                if "keys" in own and kind != KIND_TOOL:
+                    b.keys.extend(key_items(own))
         b.close()
         body: dict[str, Any] = {}
         if system:
@@ -856,7 +781,7 @@ class GeminiProvider(Provider):
             fr["response"] = {"error": m.text} if m.is_error else {"output": m.text}
         b.responses.append((position, {"functionResponse": fr}))
         if "keys" in own:
-            b.keys.extend(_key_items(own))
+            b.keys.extend(key_items(own))
         content = m.content
         if type(content) is not str:
             path = f"messages[{i}]"
@@ -895,13 +820,13 @@ class GeminiProvider(Provider):
 
     # -- import a conversation ----------------------------------------------------------
 
-    @_guard("contents")
+    @guarded("contents")
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
         """Import a conversation written as a generateContent body (or its ``contents``)."""
         out: list[Message] = []
         if isinstance(body_or_list, Mapping):
             prefix = "contents"
-            raw = _list(body_or_list.get("contents"), "contents")
+            raw = fast_list(body_or_list.get("contents"), "contents")
             system = body_or_list.get("systemInstruction", body_or_list.get("system_instruction"))
             if system is not None:
                 out.append(_parse_system(system))
@@ -916,9 +841,9 @@ class GeminiProvider(Provider):
         pending: list[list[Any]] = []  # [call id, name, answered] of the latest model content
         for ci, item in enumerate(raw):
             path = f"{prefix}[{ci}]"
-            content = _map(item, path)
+            content = fast_mapping(item, path)
             role = content.get("role", "user")
-            parts = _list(content.get("parts", ()), f"{path}.parts")
+            parts = fast_list(content.get("parts", ()), f"{path}.parts")
             if role == "model":
                 message, calls = _parse_model_content(parts, path, ci)
                 out.append(message)
@@ -947,7 +872,7 @@ class GeminiProvider(Provider):
             raise guard_error(exc) from None
 
     def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
-        body = _map(body, "")
+        body = fast_mapping(body, "")
         error = body.get("error")
         if error is not None and isinstance(error, Mapping):
             return _error_response(error, "error")
@@ -961,7 +886,7 @@ class GeminiProvider(Provider):
             response_id = opt_str(response_id, "responseId")
         candidates = body.get("candidates")
         if candidates is not None:
-            candidates = _list(candidates, "candidates")
+            candidates = fast_list(candidates, "candidates")
         if not candidates:
             block = _block_reason(body.get("promptFeedback"))
             if block is None:
@@ -976,18 +901,18 @@ class GeminiProvider(Provider):
                 model,
                 id=response_id,
             )
-        cand = _map(candidates[0], "candidates[0]")
+        cand = fast_mapping(candidates[0], "candidates[0]")
         raw_finish = cand.get("finishReason")
         if raw_finish.__class__ is not str:
             raw_finish = opt_str(raw_finish, "candidates[0].finishReason")
         acc = _Collector(response_id or "")
         content = cand.get("content")
         if content is not None:
-            content = _map(content, "candidates[0].content")
+            content = fast_mapping(content, "candidates[0].content")
             parts = content.get("parts")
             if parts is not None:
                 prefix = "candidates[0].content.parts"
-                for pi, part in enumerate(_list(parts, prefix)):
+                for pi, part in enumerate(fast_list(parts, prefix)):
                     # hot path: plain text and functionCall parts are read with no path
                     # strings or regex (~1.7 us less per call, ~0.4 us per text part);
                     # any other part (and any doubt) goes to acc.part
@@ -1008,17 +933,6 @@ class GeminiProvider(Provider):
     def stream(self) -> GeminiStream:
         """A fresh accumulator for one ``streamGenerateContent?alt=sse`` stream."""
         return GeminiStream()
-
-
-def _joined_text(parts: Any) -> str | None:
-    if not isinstance(parts, (list, tuple)):
-        return None
-    out = []
-    for p in parts:
-        if not isinstance(p, Mapping) or type(p.get("text")) is not str:
-            return None
-        out.append(p["text"])
-    return "".join(out)
 
 
 def _attach_text_signature(parts: list[Any], sig: str) -> None:
@@ -1057,21 +971,21 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
         raw = body_or_list.get("tools")
         if raw is None:
             return []
-        raw = _list(raw, "tools")
+        raw = fast_list(raw, "tools")
     else:
         prefix = ""
-        raw = _list(body_or_list, "")
+        raw = fast_list(body_or_list, "")
     out = []
     for i, item in enumerate(raw):
         path = f"{prefix}[{i}]"
-        tool = _map(item, path)
+        tool = fast_mapping(item, path)
         decls = tool.get("functionDeclarations", tool.get("function_declarations"))
         if decls is None:
             continue  # googleSearch, codeExecution...: not functions
-        for k, d in enumerate(_list(decls, f"{path}.functionDeclarations")):
+        for k, d in enumerate(fast_list(decls, f"{path}.functionDeclarations")):
             dpath = f"{path}.functionDeclarations[{k}]"
-            decl = _map(d, dpath)
-            name = _req_str(decl, "name", dpath)
+            decl = fast_mapping(d, dpath)
+            name = required_str(decl, "name", dpath)
             description = opt_str(decl.get("description"), f"{dpath}.description") or name
             params = decl.get("parameters", decl.get("parametersJsonSchema"))
             if params is None:
@@ -1079,7 +993,7 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
             try:
                 out.append(ToolDefinition(name, description, _lower_types(params), strict=False))
             except ValidationError as exc:
-                raise _decode(exc, dpath) from None
+                raise decode_error(exc, dpath) from None
     return out
 
 
@@ -1091,19 +1005,21 @@ def _parse_tools(body_or_list: Any) -> list[ToolDefinition]:
 def _parse_system(system: Any) -> SystemMessage:
     if type(system) is str:
         return SystemMessage(system)
-    sysmap = _map(system, "systemInstruction")
-    parts = _list(sysmap.get("parts", ()), "systemInstruction.parts")
+    sysmap = fast_mapping(system, "systemInstruction")
+    parts = fast_list(sysmap.get("parts", ()), "systemInstruction.parts")
     texts = []
     plain = True
     for j, item in enumerate(parts):
         path = f"systemInstruction.parts[{j}]"
-        part = _map(item, path)
-        texts.append(_req_str(part, "text", path))
+        part = fast_mapping(item, path)
+        texts.append(required_str(part, "text", path))
         plain = plain and len(part) == 1
     text = "".join(texts)
     if plain and len(parts) == 1:
         return trusted_content_message(SystemMessage, text)
-    extras = FrozenDict({NAME: FrozenDict({"system": _freeze(parts, "systemInstruction.parts")})})
+    extras = FrozenDict(
+        {NAME: FrozenDict({"system": freeze_decoded(parts, "systemInstruction.parts")})}
+    )
     return trusted_content_message(SystemMessage, text, extras=extras)
 
 
@@ -1113,25 +1029,25 @@ def _audio_format(media_type: str) -> str:
 
 
 def _media_part(part: Mapping[str, Any], kind: str, path: str) -> ContentPart:
-    blob = _map(part[kind], f"{path}.{kind}")
+    blob = fast_mapping(part[kind], f"{path}.{kind}")
     bpath = f"{path}.{kind}"
-    media_type = _req_str(blob, "mimeType", bpath)
+    media_type = required_str(blob, "mimeType", bpath)
     try:
         if kind == "inlineData":
-            data = _req_str(blob, "data", bpath)
+            data = required_str(blob, "data", bpath)
             if media_type.startswith("image/"):
                 return ImagePart(data=data, media_type=media_type)
             if media_type.startswith("audio/"):
                 return AudioPart(data, _audio_format(media_type))
             return FilePart(data=data, media_type=media_type)
-        uri = _req_str(blob, "fileUri", bpath)
+        uri = required_str(blob, "fileUri", bpath)
         if not uri:
             raise DecodeError("must not be empty", f"{bpath}.fileUri")
         if media_type.startswith("image/"):
             return ImagePart(url=uri, media_type=media_type)
         return FilePart(file_id=uri, media_type=media_type)
     except ValidationError as exc:
-        raise _decode(exc, bpath) from None
+        raise decode_error(exc, bpath) from None
 
 
 _HANDLED_META = frozenset(("thought", "thoughtSignature"))
@@ -1143,7 +1059,7 @@ def _part_keys(
     if len(part) > 1:
         extra = {k: v for k, v in part.items() if k != data_key and k not in _HANDLED_META}
         if extra:
-            out.append(FrozenDict({"index": index, "keys": _freeze(extra, path)}))
+            out.append(FrozenDict({"index": index, "keys": freeze_decoded(extra, path)}))
 
 
 def _own(
@@ -1158,7 +1074,12 @@ def _own(
 
 def _unknown(part: Mapping[str, Any], index: int, path: str) -> FrozenDict:
     return FrozenDict(
-        {"index": index, "path": path, "type": _part_kind(part), "value": _freeze(part, path)}
+        {
+            "index": index,
+            "path": path,
+            "type": _part_kind(part),
+            "value": freeze_decoded(part, path),
+        }
     )
 
 
@@ -1179,11 +1100,11 @@ def _tool_message(
     pending: list[list[Any]],
     keys: Sequence[FrozenDict] = (),
 ) -> ToolResultMessage:
-    name = _req_str(fr, "name", path)
+    name = required_str(fr, "name", path)
     if not name:
         raise DecodeError("must not be empty", f"{path}.name")
     wire_id = opt_str(fr.get("id"), f"{path}.id") or None
-    response = _map(fr.get("response"), f"{path}.response")
+    response = fast_mapping(fr.get("response"), f"{path}.response")
     call_id = None
     if wire_id is not None:
         call_id = wire_id
@@ -1239,12 +1160,12 @@ def _parse_user_content(
     produced = 0
     for pi, item in enumerate(parts):
         ppath = f"{path}.parts[{pi}]"
-        part = _map(item, ppath)
+        part = fast_mapping(item, ppath)
         if "text" in part:
-            user_parts.append(TextPart(_req_str(part, "text", ppath)))
+            user_parts.append(TextPart(required_str(part, "text", ppath)))
             _part_keys(part, "text", pi, ppath, keys)
         elif "functionResponse" in part:
-            fr = _map(part["functionResponse"], f"{ppath}.functionResponse")
+            fr = fast_mapping(part["functionResponse"], f"{ppath}.functionResponse")
             own_keys: list[FrozenDict] = []
             _part_keys(part, "functionResponse", pi, ppath, own_keys)
             out.append(_tool_message(fr, f"{ppath}.functionResponse", ci, pi, pending, own_keys))
@@ -1298,7 +1219,7 @@ class _Collector:
         self.keys: list[FrozenDict] = []
 
     def part(self, item: Any, path: str, pi: int, *, lenient: bool = True) -> None:
-        part = _map(item, path)
+        part = fast_mapping(item, path)
         text = part.get("text")
         if text is not None:
             if type(text) is not str:
@@ -1313,7 +1234,7 @@ class _Collector:
             if not lenient:
                 _part_keys(part, "text", pi, path, self.keys)
         elif "functionCall" in part:
-            fc = _map(part["functionCall"], f"{path}.functionCall")
+            fc = fast_mapping(part["functionCall"], f"{path}.functionCall")
             self.function_call(fc, f"{path}.functionCall", _sig(part, path), lenient)
             if not lenient:
                 _part_keys(part, "functionCall", pi, path, self.keys)
@@ -1352,7 +1273,7 @@ class _Collector:
             raw = args if type(args) is str else _dump_or_empty(args)
             self.invalid.append(InvalidToolCall(call_id, name, raw, problem))
             return
-        frozen = _freeze(args, f"{path}.args")
+        frozen = freeze_decoded(args, f"{path}.args")
         if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool is read inline
             _KNOWN_NAMES.add(name)
         self.calls.append(ToolCall._trusted(call_id, name, frozen, _call_extras(sig), None))
@@ -1502,7 +1423,7 @@ def _count(u: Mapping[str, Any], key: str, path: str) -> int | None:
 def _usage(raw: Any, path: str) -> Usage | None:
     if raw is None:
         return None
-    u = _map(raw, path)
+    u = fast_mapping(raw, path)
     # hot path: plain non-negative ints (or absent counts) need no call
     prompt = u.get("promptTokenCount")
     if prompt.__class__ is not int or prompt < 0:
@@ -1528,7 +1449,7 @@ def _usage(raw: Any, path: str) -> Usage | None:
 def _block_reason(feedback: Any) -> str | None:
     if feedback is None:
         return None
-    fb = _map(feedback, "promptFeedback")
+    fb = fast_mapping(feedback, "promptFeedback")
     return opt_str(fb.get("blockReason"), "promptFeedback.blockReason") or None
 
 
@@ -1701,7 +1622,7 @@ class GeminiStream(StreamAccumulator):
         self._candidates = False
         self._seen = -1  # index of the current part across all chunks
 
-    @_guard("events")
+    @guarded("events")
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one chunk (the SSE ``data:`` payload, decoded)."""
         n = self._n
@@ -1711,7 +1632,7 @@ class GeminiStream(StreamAccumulator):
         base = f"events[{n}]"
         error = event.get("error")
         if error is not None:
-            err = _map(error, f"{base}.error")
+            err = fast_mapping(error, f"{base}.error")
             status = opt_str(err.get("status"), f"{base}.error.status")
             msg = opt_str(err.get("message"), f"{base}.error.message")
             self._error = ": ".join(x for x in (status, msg) if x) or "error"
@@ -1730,25 +1651,25 @@ class GeminiStream(StreamAccumulator):
             self._model = opt_str(model, f"{base}.modelVersion")
         feedback = event.get("promptFeedback")
         if feedback is not None:
-            fb = _map(feedback, f"{base}.promptFeedback")
+            fb = fast_mapping(feedback, f"{base}.promptFeedback")
             reason = opt_str(fb.get("blockReason"), f"{base}.promptFeedback.blockReason")
             if reason:
                 self._block = reason
         candidates = event.get("candidates")
         if not candidates:
             if candidates is not None:
-                _list(candidates, f"{base}.candidates")
+                fast_list(candidates, f"{base}.candidates")
             return ()
-        cand = _map(_list(candidates, f"{base}.candidates")[0], f"{base}.candidates[0]")
+        cand = fast_mapping(fast_list(candidates, f"{base}.candidates")[0], f"{base}.candidates[0]")
         self._candidates = True
         deltas: list[StreamDelta] = []
         content = cand.get("content")
         if content is not None:
-            content = _map(content, f"{base}.candidates[0].content")
+            content = fast_mapping(content, f"{base}.candidates[0].content")
             parts = content.get("parts")
             if parts is not None:
                 prefix = f"{base}.candidates[0].content.parts"
-                for pi, item in enumerate(_list(parts, prefix)):
+                for pi, item in enumerate(fast_list(parts, prefix)):
                     self._part(item, f"{prefix}[{pi}]", deltas)
         finish = cand.get("finishReason")
         if finish is not None:
@@ -1756,7 +1677,7 @@ class GeminiStream(StreamAccumulator):
         return tuple(deltas)
 
     def _part(self, item: Any, path: str, deltas: list[StreamDelta]) -> None:
-        part = _map(item, path)
+        part = fast_mapping(item, path)
         self._seen += 1
         text = part.get("text")
         # hot path: text fragments are nearly every part
@@ -1786,7 +1707,7 @@ class GeminiStream(StreamAccumulator):
                 return
             self._acc.unknown.append(_unknown(part, self._seen, path))
             return
-        fc = _map(fc, f"{path}.functionCall")
+        fc = fast_mapping(fc, f"{path}.functionCall")
         self._function_call(fc, f"{path}.functionCall", _sig(part, path), deltas)
 
     def _close_reasoning(self) -> None:
@@ -1838,9 +1759,9 @@ class GeminiStream(StreamAccumulator):
         if sig is not None and call.sig is None:
             call.sig = sig
         if partial is not None:
-            for j, fragment in enumerate(_list(partial, f"{path}.partialArgs")):
+            for j, fragment in enumerate(fast_list(partial, f"{path}.partialArgs")):
                 where = f"{path}.partialArgs[{j}]"
-                call.apply(_map(fragment, where), where)
+                call.apply(fast_mapping(fragment, where), where)
         if not cont:
             self._close_partial(deltas)
 
@@ -1859,13 +1780,13 @@ class GeminiStream(StreamAccumulator):
                 InvalidToolCall(call_id, call.name, raw, "functionCall.name: invalid tool name")
             )
             return
-        frozen = _freeze(call.args, "functionCall.args")
+        frozen = freeze_decoded(call.args, "functionCall.args")
         acc.calls.append(ToolCall._trusted(call_id, call.name, frozen, _call_extras(call.sig), raw))
         deltas.append(
             StreamDelta("tool_call", tool_call=ToolCallDelta(call.ordinal, arguments_delta=raw))
         )
 
-    @_guard("events")
+    @guarded("events")
     def finish(self) -> ChatResponse:
         """The response assembled from every chunk fed so far."""
         if self._n == 0:
