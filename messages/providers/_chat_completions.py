@@ -14,9 +14,8 @@ canonical message list (``messages[3].content[1]``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from .._frozen import EMPTY, FrozenDict, freeze, thaw
 from .._json import loads
@@ -53,6 +52,7 @@ from .._tool_call import _set_raw as _call_set_raw
 from ..errors import DecodeError, MessageError, ValidationError
 from . import PROVIDERS
 from ._base import (
+    DERIVED_ID_PREFIX,
     GUARDED_ERRORS,
     ChatResponse,
     Conversion,
@@ -65,8 +65,11 @@ from ._base import (
     as_list,
     as_mapping,
     derive_call_id,
-    guard,
     guard_error,
+    guarded,
+    is_derived_id,
+    make_response,
+    make_usage,
     opt_int,
     opt_str,
 )
@@ -96,7 +99,6 @@ __all__ = [
     "tool_name_ok",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 _SYSTEM = MessageRole.SYSTEM
 _DEVELOPER = MessageRole.DEVELOPER
@@ -104,9 +106,6 @@ _USER = MessageRole.USER
 _ASSISTANT = MessageRole.ASSISTANT
 _TOOL = MessageRole.TOOL
 
-#: Prefix of the ids this package makes up for tool calls the wire left without
-#: one (derive_call_id: same input, same id; 37 characters, within OpenAI's 40).
-DERIVED_ID_PREFIX: Final = "call_derived_"
 
 #: Providers whose reasoning is plain model text with no opaque state: their
 #: reasoning (and reasoning with no provider) may be replayed as text to a
@@ -123,16 +122,6 @@ _FINISH: Final = {
 }
 
 _NO_DELTAS: tuple[StreamDelta, ...] = ()
-
-
-def guarded(path: str = "") -> Callable[[F], F]:
-    """The ``guard`` decorator of ``_base`` with its type kept (for mypy)."""
-    return cast("Callable[[F], F]", guard(path))
-
-
-def is_derived_id(call_id: str) -> bool:
-    """True when ``call_id`` was made up by this package (the wire carried none)."""
-    return call_id.startswith(DERIVED_ID_PREFIX) and len(call_id) == len(DERIVED_ID_PREFIX) + 24
 
 
 # -- fast stream deltas ---------------------------------------------------------------
@@ -393,88 +382,9 @@ def _freeze_extras(extras: Mapping[str, Any]) -> FrozenDict:
     return frozen
 
 
-_USAGE_FIELDS: Final = (
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "cached_input_tokens",
-    "cache_creation_input_tokens",
-    "reasoning_tokens",
-)
-_RESPONSE_FIELDS: Final = (
-    "message",
-    "finish_reason",
-    "usage",
-    "model",
-    "invalid_tool_calls",
-    "provider_finish_reason",
-    "refusal",
-    "id",
-    "error",
-)
-
-
-def _setters(cls: type, names: tuple[str, ...]) -> list[Callable[[Any, Any], None]] | None:
-    """Slot setters of a frozen slotted dataclass whose fields are exactly ``names``;
-    None when its fields differ (the builders below then call the class itself, so a
-    change there never leaves a slot unset)."""
-    if tuple(f.name for f in dataclasses.fields(cls)) != names:
-        return None
-    return [cls.__dict__[n].__set__ for n in names]
-
-
-# hot path: Usage(...) with keywords costs ~1.4 us and ChatResponse(...) ~1.1 us
-# (frozen __init__: object.__setattr__ per field); slot setters bound once take
-# about a third of that. Callers pass values they already checked.
-_U = _setters(Usage, _USAGE_FIELDS)
-_R = _setters(ChatResponse, _RESPONSE_FIELDS)
-
-
-def new_usage(
-    inp: int, out: int, total: int, cached: int | None, created: int | None, reasoning: int | None
-) -> Usage:
-    """A Usage from checked counts (positional: the fields in declaration order)."""
-    if _U is None:  # pragma: no cover - only if Usage's fields change
-        return Usage(inp, out, total, cached, created, reasoning)
-    u0, u1, u2, u3, u4, u5 = _U
-    obj: Usage = _new(Usage)
-    u0(obj, inp)
-    u1(obj, out)
-    u2(obj, total)
-    u3(obj, cached)
-    u4(obj, created)
-    u5(obj, reasoning)
-    return obj
-
-
-def new_response(
-    message: AssistantMessage,
-    finish: FinishReason,
-    usage: Usage | None,
-    model: str | None,
-    invalid: tuple[InvalidToolCall, ...],
-    raw_finish: str | None,
-    refusal: str | None,
-    response_id: str | None,
-    error: str | None,
-) -> ChatResponse:
-    """A ChatResponse from checked values (positional: the fields in declaration order)."""
-    if _R is None:  # pragma: no cover - only if ChatResponse's fields change
-        return ChatResponse(
-            message, finish, usage, model, invalid, raw_finish, refusal, response_id, error
-        )
-    r0, r1, r2, r3, r4, r5, r6, r7, r8 = _R
-    obj: ChatResponse = _new(ChatResponse)
-    r0(obj, message)
-    r1(obj, finish)
-    r2(obj, usage)
-    r3(obj, model)
-    r4(obj, invalid)
-    r5(obj, raw_finish)
-    r6(obj, refusal)
-    r7(obj, response_id)
-    r8(obj, error)
-    return obj
+#: The trusted fast builders of ``_base`` under the names this module has always exported.
+new_usage = make_usage
+new_response = make_response
 
 
 def check_unique_ids(calls: Sequence[ToolCall], path: str) -> None:
