@@ -727,7 +727,8 @@ def _dec_tool_call_message_general(cls: type[M], d: Mapping[str, Any]) -> M:
     return trusted_tool_call_message(cls, calls, content, name, metadata, extras, mid, created)
 
 
-def _dec_tool_result_message_general(cls: type[M], d: Mapping[str, Any]) -> M:
+def _tool_result_fields(d: Mapping[str, Any]) -> tuple[str, Any, bool, str | None]:
+    """tool_call_id, content, is_error and tool_name of a tool result (message) object."""
     call_id = d.get("tool_call_id")
     if call_id.__class__ is not str or not call_id:
         call_id = _req_str(call_id, "tool_call_id", "tool_call_id")
@@ -752,6 +753,11 @@ def _dec_tool_result_message_general(cls: type[M], d: Mapping[str, Any]) -> M:
         tool_name = _req_str(tool_name, "tool_name")
         if not tool_name:
             _fail("tool_name must not be empty", "tool_name")
+    return call_id, content, is_error, tool_name
+
+
+def _dec_tool_result_message_general(cls: type[M], d: Mapping[str, Any]) -> M:
+    call_id, content, is_error, tool_name = _tool_result_fields(d)
     name, metadata, extras, mid, created = _common(d, _TOOL_RESULT_KEYS)
     return trusted_tool_result_message(
         cls, call_id, content, is_error, tool_name, name, metadata, extras, mid, created
@@ -1109,28 +1115,7 @@ def from_json(
 def _dec_tool_result(d: Any) -> ToolResult:
     if not isinstance(d, Mapping):
         _fail(f"expected a tool result object, got {json_type(d)}")
-    call_id = _req_str(d.get("tool_call_id"), "tool_call_id", "tool_call_id")
-    if not call_id:
-        _fail("tool_call_id must not be empty", "tool_call_id")
-    content = d.get("content")
-    if content.__class__ is not str:
-        if content is None:
-            _fail("content is required (an empty string is valid)", "content")
-        content = (
-            str(content)
-            if isinstance(content, str)
-            else _dec_parts(content, _USER_KINDS, "tool content")
-        )
-    is_error = d.get("is_error")
-    if is_error is None:
-        is_error = False
-    elif is_error is not True and is_error is not False:
-        _fail(f"expected a boolean, got {json_type(is_error)}", "is_error")
-    tool_name = d.get("tool_name")
-    if tool_name is not None:
-        tool_name = _req_str(tool_name, "tool_name")
-        if not tool_name:
-            _fail("tool_name must not be empty", "tool_name")
+    call_id, content, is_error, tool_name = _tool_result_fields(d)
     r: ToolResult = _new(ToolResult)
     _setattr(r, "tool_call_id", call_id)
     _setattr(r, "content", content)
