@@ -351,6 +351,9 @@ def _first_created_text(m: Any) -> str:
     return _format_iso(c)
 
 
+# hot path: each encoder below reads id and created_at with the same inline lines;
+# a shared helper returning the pair costs ~20 ns of ~260 ns per to_dict (measured
+# on a ToolResultMessage), so the repetition is kept.
 def _content_encoder(role: str) -> Callable[[Any], dict[str, Any]]:
     def encode(m: Any) -> dict[str, Any]:
         mid = m._id
