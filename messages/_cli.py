@@ -688,6 +688,29 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _reading_command(
+    commands: Any, name: str, summary: str, epilog: str
+) -> argparse.ArgumentParser:
+    """A subcommand that reads one conversation IN of a ``--format`` (validate, stats)."""
+    sub: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=summary,
+        description=summary[0].upper() + summary[1:] + ".",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_input(sub)
+    sub.add_argument(
+        "--format",
+        metavar="P",
+        type=_format_name,
+        choices=_FORMATS,
+        default="canonical",
+        help=f"format of IN: {_FORMAT_LIST} (default: canonical)",
+    )
+    return sub
+
+
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -745,21 +768,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     convert.set_defaults(handler=_cmd_convert)
 
-    validate = commands.add_parser(
+    validate = _reading_command(
+        commands,
         "validate",
-        help="check that a conversation decodes and follows the ordering rules",
-        description="Check that a conversation decodes and follows the ordering rules.",
-        epilog=_VALIDATE_EPILOG,
-        formatter_class=formatter,
-    )
-    _add_input(validate)
-    validate.add_argument(
-        "--format",
-        metavar="P",
-        type=_format_name,
-        choices=_FORMATS,
-        default="canonical",
-        help=f"format of IN: {_FORMAT_LIST} (default: canonical)",
+        "check that a conversation decodes and follows the ordering rules",
+        _VALIDATE_EPILOG,
     )
     validate.add_argument(
         "--policy",
@@ -772,21 +785,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     validate.set_defaults(handler=_cmd_validate)
 
-    stats = commands.add_parser(
-        "stats",
-        help="count messages, tool calls and estimated tokens",
-        description="Count messages, tool calls and estimated tokens.",
-        epilog=_STATS_EPILOG,
-        formatter_class=formatter,
-    )
-    _add_input(stats)
-    stats.add_argument(
-        "--format",
-        metavar="P",
-        type=_format_name,
-        choices=_FORMATS,
-        default="canonical",
-        help=f"format of IN: {_FORMAT_LIST} (default: canonical)",
+    stats = _reading_command(
+        commands, "stats", "count messages, tool calls and estimated tokens", _STATS_EPILOG
     )
     stats.add_argument("--json", action="store_true", help="print the figures as JSON")
     stats.set_defaults(handler=_cmd_stats)
