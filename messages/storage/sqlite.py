@@ -177,25 +177,23 @@ class SQLiteBackend:
 
     def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Replace the session's rows in one transaction."""
-        key = identity.key
-        rows = encode_rows(key, records)
-        with self._lock:
-            conn = self._connection()
-            try:
-                _write(conn, identity, records, rows, replace=True)
-            except sqlite3.Error as exc:
-                raise _fail("save the session", exc, where(key)) from exc
+        self._store(identity, records, True, "save the session")
 
     def append(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Insert rows after the session's last one, in one transaction."""
+        self._store(identity, records, False, "append to the session")
+
+    def _store(
+        self, identity: SessionIdentity, records: Sequence[Record], replace: bool, doing: str
+    ) -> None:
         key = identity.key
         rows = encode_rows(key, records)
         with self._lock:
             conn = self._connection()
             try:
-                _write(conn, identity, records, rows, replace=False)
+                _write(conn, identity, records, rows, replace=replace)
             except sqlite3.Error as exc:
-                raise _fail("append to the session", exc, where(key)) from exc
+                raise _fail(doing, exc, where(key)) from exc
 
     def delete(self, identity: SessionIdentity) -> None:
         """Remove the session and its rows (no error when it does not exist)."""
