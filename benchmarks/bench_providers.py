@@ -19,59 +19,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from _timing import compare
+from _workloads import Row, conversation, format_rows, parse_times, stream_runner
 
-from messages import Message, ToolCall, from_dict, to_dict
 from messages.providers import get_provider
 
-Row = tuple[str, float, float, str]
-
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
-
-
-def conversation(turns: int = 20) -> list[Message]:
-    """``5 * turns`` messages: user, assistant with two calls, two results, answer."""
-    out: list[Message] = []
-    for t in range(turns):
-        a = ToolCall(f"call_{t}_a", "get_weather", {"city": "Paris", "unit": "celsius"})
-        b = ToolCall(f"call_{t}_b", "get_weather", {"city": "Tokyo", "unit": "celsius"})
-        out += [
-            Message.user(f"What's the weather in Paris and Tokyo? (turn {t})"),
-            Message.assistant(None, [a, b]),
-            Message.tool_result(a.id, "18C, light rain"),
-            Message.tool_result(b.id, "24C, clear skies"),
-            Message.assistant("Paris is 18C with light rain; Tokyo is 24C and clear."),
-        ]
-    return out
-
-
-def _fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-
-
-def _format_rows(ms: list[Message]) -> list[Row]:
-    n = len(ms)
-    names = ("openai", "groq", "vllm", "ollama")
-    pairs: dict[str, Callable[[], object]] = {"to_dict": lambda: to_dict(ms)}
-    for name in names:
-        p = get_provider(name)
-        pairs[name] = partial(p.format_request, ms)
-    t = compare(pairs)
-    base = t["to_dict"] / n
-    return [
-        (
-            f"format_request per message, {name} ({n} msgs, tool calls)",
-            t[name] / n,
-            base,
-            "to_dict per message",
-        )
-        for name in names
-    ]
+NAMES = ("openai", "groq", "vllm", "ollama")
 
 
 _RESPONSES = (
@@ -87,17 +43,7 @@ _RESPONSES = (
 def _parse_rows() -> list[Row]:
     rows: list[Row] = []
     for name, file, what in _RESPONSES:
-        p = get_provider(name)
-        body = _fixture(file)
-        message = p.parse_response(body).message
-        canonical = to_dict(message)
-        t = compare(
-            {
-                "parse": partial(p.parse_response, body),
-                "to_dict": partial(to_dict, message),
-                "from_dict": partial(from_dict, canonical),
-            }
-        )
+        t = parse_times(name, file, decode=True)
         label = f"parse_response per message, {name} ({what})"
         rows.append((label, t["parse"], t["to_dict"], "to_dict of that message"))
         rows.append((f"{label} vs decode", t["parse"], t["from_dict"], "from_dict of its dict"))
@@ -159,32 +105,19 @@ def ollama_lines(n: int = 10_000) -> list[dict[str, Any]]:
     return out
 
 
-def _stream(name: str, events: list[dict[str, Any]]) -> Callable[[], object]:
-    p = get_provider(name)
-
-    def run() -> object:
-        acc = p.stream()
-        feed = acc.feed
-        for e in events:
-            feed(e)
-        return acc.finish()
-
-    return run
-
-
 def _stream_rows() -> list[Row]:
     chat = chat_chunks()
     lines = ollama_lines()
     chat_text = [json.dumps(e) for e in chat]
     line_text = [json.dumps(e) for e in lines]
-    r = _stream("openai", chat)()
+    r = stream_runner("openai", chat)()
     assert len(r.tool_calls) == 2 and len(r.text) > 1000  # type: ignore[attr-defined]
     t = compare(
         {
-            "openai": _stream("openai", chat),
-            "vllm": _stream("vllm", chat),
-            "groq": _stream("groq", chat),
-            "ollama": _stream("ollama", lines),
+            "openai": stream_runner("openai", chat),
+            "vllm": stream_runner("vllm", chat),
+            "groq": stream_runner("groq", chat),
+            "ollama": stream_runner("ollama", lines),
             "loads_chat": lambda: [json.loads(s) for s in chat_text],
             "loads_ollama": lambda: [json.loads(s) for s in line_text],
         },
@@ -213,8 +146,7 @@ def _stream_rows() -> list[Row]:
 
 def bench_providers() -> list[Row]:
     """Every provider row (see the module docstring)."""
-    ms = conversation()
-    return _format_rows(ms) + _parse_rows() + _stream_rows()
+    return format_rows(conversation(), NAMES) + _parse_rows() + _stream_rows()
 
 
 def profile() -> None:
@@ -222,7 +154,7 @@ def profile() -> None:
     import cProfile
     import pstats
 
-    run = _stream("openai", chat_chunks())
+    run = stream_runner("openai", chat_chunks())
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(5):

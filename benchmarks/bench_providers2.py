@@ -19,57 +19,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from _timing import compare
+from _workloads import Row, conversation, format_rows, parse_times, stream_runner
 
-from messages import Message, ToolCall, to_dict
 from messages.providers import get_provider
 
-Row = tuple[str, float, float, str]
-
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
 NAMES = ("anthropic", "gemini")
-
-
-def conversation(turns: int = 20) -> list[Message]:
-    """``5 * turns`` messages: user, assistant with two calls, two results, answer."""
-    out: list[Message] = [Message.system("You are a travel assistant.")]
-    for t in range(turns):
-        a = ToolCall(f"call_{t}_a", "get_weather", {"city": "Paris", "unit": "celsius"})
-        b = ToolCall(f"call_{t}_b", "get_weather", {"city": "Tokyo", "unit": "celsius"})
-        out += [
-            Message.user(f"What's the weather in Paris and Tokyo? (turn {t})"),
-            Message.assistant(None, [a, b]),
-            Message.tool_result(a.id, "18C, light rain"),
-            Message.tool_result(b.id, "24C, clear skies"),
-            Message.assistant("Paris is 18C with light rain; Tokyo is 24C and clear."),
-        ]
-    return out[:100]
-
-
-def _fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-
-
-def _format_rows(ms: list[Message]) -> list[Row]:
-    n = len(ms)
-    pairs: dict[str, Callable[[], object]] = {"to_dict": lambda: to_dict(ms)}
-    for name in NAMES:
-        p = get_provider(name)
-        pairs[name] = lambda p=p: p.format_request(ms)  # type: ignore[misc]
-    t = compare(pairs)
-    return [
-        (
-            f"format_request per message, {name} ({n} msgs, tool calls)",
-            t[name] / n,
-            t["to_dict"] / n,
-            "to_dict per message",
-        )
-        for name in NAMES
-    ]
+SYSTEM = "You are a travel assistant."
 
 
 _RESPONSES = (
@@ -85,14 +44,7 @@ _RESPONSES = (
 def _parse_rows() -> list[Row]:
     rows: list[Row] = []
     for name, file, what in _RESPONSES:
-        p = get_provider(name)
-        body = _fixture(file)
-        message = p.parse_response(body).message
-        pairs: dict[str, Callable[[], object]] = {
-            "parse": lambda p=p, b=body: p.parse_response(b),  # type: ignore[misc]
-            "to_dict": lambda m=message: to_dict(m),  # type: ignore[misc]
-        }
-        t = compare(pairs)
+        t = parse_times(name, file)
         rows.append(
             (
                 f"parse_response, {name} ({what})",
@@ -182,29 +134,16 @@ def gemini_chunks(n: int = 10_000) -> list[dict[str, Any]]:
     return out
 
 
-def _stream(name: str, events: list[dict[str, Any]]) -> Callable[[], object]:
-    p = get_provider(name)
-
-    def run() -> object:
-        acc = p.stream()
-        feed = acc.feed
-        for e in events:
-            feed(e)
-        return acc.finish()
-
-    return run
-
-
 def _stream_rows() -> list[Row]:
     a_events, g_events = anthropic_events(), gemini_chunks()
     a_text = [json.dumps(e) for e in a_events]
     g_text = [json.dumps(e) for e in g_events]
-    r = _stream("anthropic", a_events)()
+    r = stream_runner("anthropic", a_events)()
     assert len(r.tool_calls) == 2 and len(r.text) > 1000  # type: ignore[attr-defined]
     t = compare(
         {
-            "anthropic": _stream("anthropic", a_events),
-            "gemini": _stream("gemini", g_events),
+            "anthropic": stream_runner("anthropic", a_events),
+            "gemini": stream_runner("gemini", g_events),
             "loads_a": lambda: [json.loads(s) for s in a_text],
             "loads_g": lambda: [json.loads(s) for s in g_text],
         },
@@ -229,7 +168,7 @@ def _stream_rows() -> list[Row]:
 
 def bench_providers2() -> list[Row]:
     """Every Anthropic and Gemini row (see the module docstring)."""
-    return _format_rows(conversation()) + _parse_rows() + _stream_rows()
+    return format_rows(conversation(system=SYSTEM), NAMES) + _parse_rows() + _stream_rows()
 
 
 def profile() -> None:
@@ -237,10 +176,10 @@ def profile() -> None:
     import cProfile
     import pstats
 
-    ms = conversation()
+    ms = conversation(system=SYSTEM)
     for name, events in (("anthropic", anthropic_events()), ("gemini", gemini_chunks())):
         prof = cProfile.Profile()
-        run = _stream(name, events)
+        run = stream_runner(name, events)
         prof.enable()
         for _ in range(5):
             run()
