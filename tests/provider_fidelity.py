@@ -35,6 +35,16 @@ Entry = dict[str, Any]
 # -- what to call for an entry --------------------------------------------------------
 
 
+def entries_of(entries: Sequence[Entry], kind: str) -> list[Entry]:
+    """The entries of one MANIFEST ``kind`` (for a parametrized test)."""
+    return [e for e in entries if e["kind"] == kind]
+
+
+def entry_id(entry: Entry) -> str:
+    """A parametrization id for an entry: its fixture file."""
+    return str(entry["file"])
+
+
 def parser_kind(entry: Entry) -> str:
     """``request``, ``stream`` or ``response``: which parser a fixture is for."""
     base = entry["file"].rsplit("/", 1)[-1]
@@ -291,6 +301,15 @@ def feed_all_or_decode_error(provider: Provider, events: Sequence[Any]) -> None:
     for event in events:
         accepts_or_decode_error(acc.feed, event)
     accepts_or_decode_error(acc.finish)
+
+
+def mutated_only_decode_error(provider: Provider, entry: Entry, broken: Any) -> None:
+    """Parse a mutated fixture as its kind allows; only DecodeError may escape."""
+    if isinstance(broken, list) and entry.get("wire_format") == "jsonl":
+        feed_all_or_decode_error(provider, broken)
+    else:
+        accepts_or_decode_error(provider.parse_response, broken)
+        accepts_or_decode_error(provider.parse_messages, broken)
 
 
 def mutate(value: Any, path: Sequence[int], replacement: Any) -> Any:

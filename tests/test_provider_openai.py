@@ -38,23 +38,18 @@ from tests.provider_fidelity import (
     check_request,
     check_response,
     check_stream,
+    entries_of,
+    entry_id,
     feed_all_or_decode_error,
     json_values,
     mutate,
+    mutated_only_decode_error,
     mutations,
     run_stream,
 )
 
 P = get_provider("openai")
 ENTRIES = fixture_entries("openai")
-
-
-def _of(kind: str) -> list[dict[str, Any]]:
-    return [e for e in ENTRIES if e["kind"] == kind]
-
-
-def _id(entry: dict[str, Any]) -> str:
-    return str(entry["file"])
 
 
 # -- fixtures ---------------------------------------------------------------------------
@@ -66,22 +61,22 @@ def test_every_openai_fixture_kind_is_covered() -> None:
     assert len(ENTRIES) >= 18
 
 
-@pytest.mark.parametrize("entry", _of("request"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "request"), ids=entry_id)
 def test_request_fixture_parses_and_formats_back(entry: dict[str, Any]) -> None:
     check_request(P, entry, load_fixture(entry))
 
 
-@pytest.mark.parametrize("entry", _of("response"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "response"), ids=entry_id)
 def test_response_fixture_facts(entry: dict[str, Any]) -> None:
     check_response(P, entry, load_fixture(entry))
 
 
-@pytest.mark.parametrize("entry", _of("stream"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "stream"), ids=entry_id)
 def test_stream_fixture_facts(entry: dict[str, Any]) -> None:
     check_stream(P, entry, load_fixture(entry))
 
 
-@pytest.mark.parametrize("entry", _of("adversarial"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "adversarial"), ids=entry_id)
 def test_adversarial_fixture_behaviour(entry: dict[str, Any]) -> None:
     check_adversarial(P, entry, load_fixture(entry))
 
@@ -708,11 +703,7 @@ def test_fuzz_mutated_fixtures_raise_only_decode_error(fixture: Any, mutation: A
     entry, data = fixture
     path, replacement = mutation
     broken = mutate(data, path, replacement)
-    if isinstance(broken, list) and entry.get("wire_format") == "jsonl":
-        feed_all_or_decode_error(P, broken)
-    else:
-        accepts_or_decode_error(P.parse_response, broken)
-        accepts_or_decode_error(P.parse_messages, broken)
+    mutated_only_decode_error(P, entry, broken)
 
 
 def test_deeply_nested_arguments_are_an_invalid_call_not_a_crash() -> None:

@@ -17,9 +17,12 @@ from tests.provider_fidelity import (
     check_request,
     check_response,
     check_stream,
+    entries_of,
+    entry_id,
     feed_all_or_decode_error,
     json_values,
     mutate,
+    mutated_only_decode_error,
     mutations,
     run_stream,
 )
@@ -28,35 +31,27 @@ P = get_provider("vllm")
 ENTRIES = fixture_entries("vllm")
 
 
-def _of(kind: str) -> list[dict[str, Any]]:
-    return [e for e in ENTRIES if e["kind"] == kind]
-
-
-def _id(entry: dict[str, Any]) -> str:
-    return str(entry["file"])
-
-
 def test_every_vllm_fixture_kind_is_covered() -> None:
     assert {e["kind"] for e in ENTRIES} <= {"request", "response", "stream", "adversarial"}
     assert len(ENTRIES) >= 19
 
 
-@pytest.mark.parametrize("entry", _of("request"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "request"), ids=entry_id)
 def test_request_fixture_parses_and_formats_back(entry: dict[str, Any]) -> None:
     check_request(P, entry, load_fixture(entry))
 
 
-@pytest.mark.parametrize("entry", _of("response"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "response"), ids=entry_id)
 def test_response_fixture_facts(entry: dict[str, Any]) -> None:
     check_response(P, entry, load_fixture(entry))
 
 
-@pytest.mark.parametrize("entry", _of("stream"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "stream"), ids=entry_id)
 def test_stream_fixture_facts(entry: dict[str, Any]) -> None:
     check_stream(P, entry, load_fixture(entry))
 
 
-@pytest.mark.parametrize("entry", _of("adversarial"), ids=_id)
+@pytest.mark.parametrize("entry", entries_of(ENTRIES, "adversarial"), ids=entry_id)
 def test_adversarial_fixture_behaviour(entry: dict[str, Any]) -> None:
     check_adversarial(P, entry, load_fixture(entry))
 
@@ -244,8 +239,4 @@ def test_fuzz_parsers_raise_only_decode_error(value: Any) -> None:
 def test_fuzz_mutated_fixtures_raise_only_decode_error(fixture: Any, mutation: Any) -> None:
     entry, data = fixture
     broken = mutate(data, *mutation)
-    if isinstance(broken, list) and entry.get("wire_format") == "jsonl":
-        feed_all_or_decode_error(P, broken)
-    else:
-        accepts_or_decode_error(P.parse_response, broken)
-        accepts_or_decode_error(P.parse_messages, broken)
+    mutated_only_decode_error(P, entry, broken)
