@@ -7,9 +7,11 @@ with a DecodeError naming the field or give the listed facts.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -17,7 +19,7 @@ import pytest
 from hypothesis import strategies as st
 
 from messages import DecodeError
-from messages.providers import ChatResponse, Provider
+from messages.providers import ChatResponse, LossWarning, Provider
 from tests.provider_facts import compare_messages, compare_response, unknown_blocks
 
 JsonPath = tuple[str | int, ...]
@@ -219,3 +221,32 @@ wire_words = st.sampled_from(
 )
 
 mutations = json_values | wire_words
+
+
+def only_decode_error(provider: Any, value: Any) -> None:
+    """Every parser and a stream fed ``value``: each succeeds or raises DecodeError."""
+    for parse in (provider.parse_response, provider.parse_messages, provider.parse_tools):
+        with contextlib.suppress(DecodeError):
+            parse(value)
+    acc = provider.stream()
+    with contextlib.suppress(DecodeError):
+        acc.feed(value)
+        acc.finish()
+
+
+def mutated_only_decode_error(provider: Any, entry: dict[str, Any], mutated: Any) -> None:
+    """A mutated fixture run as its kind says (a request also formatted back to JSON):
+    it succeeds or raises DecodeError."""
+    try:
+        if entry["kind"] == "request":
+            messages = provider.parse_messages(mutated)
+            provider.parse_tools(mutated)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", LossWarning)
+                json.dumps(provider.format_request(messages))
+        elif isinstance(mutated, list):
+            run_stream(provider, mutated)
+        else:
+            provider.parse_response(mutated)
+    except DecodeError:
+        pass

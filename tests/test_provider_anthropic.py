@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import base64
-import contextlib
 import itertools
-import json
 import warnings
 from typing import Any
 
@@ -33,7 +31,16 @@ from messages import (
 from messages.providers import FinishReason, LossWarning, get_provider
 from messages.providers.anthropic import PROVIDER, AnthropicProvider
 from tests.conftest import SECRET, fixture_entries, load_fixture
-from tests.fixture_checks import check_entry, json_values, mutate, mutations, paths, run_stream
+from tests.fixture_checks import (
+    check_entry,
+    json_values,
+    mutate,
+    mutated_only_decode_error,
+    mutations,
+    only_decode_error,
+    paths,
+    run_stream,
+)
 
 ENTRIES = fixture_entries("anthropic")
 
@@ -865,13 +872,7 @@ def test_errors_and_reprs_never_show_content() -> None:
 @settings(max_examples=150)
 @given(json_values)
 def test_fuzz_arbitrary_json_only_raises_decode_error(value: Any) -> None:
-    for parse in (PROVIDER.parse_response, PROVIDER.parse_messages, PROVIDER.parse_tools):
-        with contextlib.suppress(DecodeError):
-            parse(value)
-    acc = PROVIDER.stream()
-    with contextlib.suppress(DecodeError):
-        acc.feed(value)
-        acc.finish()
+    only_decode_error(PROVIDER, value)
 
 
 MUTABLE = [e for e in ENTRIES if e["wire_format"] == "json" or e["file"].endswith(".jsonl")]
@@ -885,19 +886,7 @@ def test_fuzz_mutated_fixtures_only_raise_decode_error(data: st.DataObject) -> N
     where = data.draw(st.sampled_from(list(paths(original))))
     delete = bool(where) and data.draw(st.booleans())
     mutated = mutate(original, where, data.draw(mutations), delete)
-    try:
-        if entry["kind"] == "request":
-            messages = PROVIDER.parse_messages(mutated)
-            PROVIDER.parse_tools(mutated)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", LossWarning)
-                json.dumps(PROVIDER.format_request(messages))
-        elif isinstance(mutated, list):
-            run_stream(PROVIDER, mutated)
-        else:
-            PROVIDER.parse_response(mutated)
-    except DecodeError:
-        pass
+    mutated_only_decode_error(PROVIDER, entry, mutated)
 
 
 @settings(max_examples=60)
