@@ -405,10 +405,13 @@ class AnthropicProvider(Provider):
         system_texts = 0  # system messages sent as plain text (one alone may be a string)
         system_kept = False  # blocks kept from a parsed request force the block form
         started = False
+        # hot path: the bound get, hoisted; a method call on an imported name
+        # compiles to LOAD_ATTR (a bound method made per call) in Python 3.11
+        kind_get = MESSAGE_KINDS.get
         for i, m in enumerate(messages):
             # hot path: exact-type dispatch, one read of the name/metadata/extras slot
             t = type(m)
-            kind = MESSAGE_KINDS.get(t)
+            kind = kind_get(t)
             if kind is None:
                 kind = kind_of(m, i)
             aux = m._aux  # type: ignore[attr-defined,unused-ignore]  # the raw slot: aux_of without a call

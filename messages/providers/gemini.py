@@ -663,9 +663,12 @@ class GeminiProvider(Provider):
         b = _Builder(losses)
         system: list[Any] = []
         started = False
+        # hot path: the bound get, hoisted; a method call on an imported name
+        # compiles to LOAD_ATTR (a bound method made per call) in Python 3.11
+        kind_get = MESSAGE_KINDS.get
         for i, m in enumerate(messages):
             # hot path: exact-type dispatch, one read of the name/metadata/extras slot
-            kind = MESSAGE_KINDS.get(type(m))
+            kind = kind_get(type(m))
             if kind is None:
                 kind = kind_of(m, i)
             aux = m._aux  # type: ignore[attr-defined,unused-ignore]  # the raw slot: aux_of without a call
