@@ -240,18 +240,25 @@ class Provider(ABC):
         strict: bool = False,
     ) -> dict[str, Any]:
         """The message part of a request body; each loss warns (or raises when ``strict``)."""
-        conversion = self.convert(messages, tools)
-        if conversion.losses:
+        body, losses = self._format(messages, tools)
+        if losses:
             if strict:
-                first = conversion.losses[0]
+                first = losses[0]
                 raise ValidationError(
                     f"{self.name} cannot carry {first.what} ({first.rule}); "
-                    f"{len(conversion.losses)} loss(es) in all",
+                    f"{len(losses)} loss(es) in all",
                     first.path,
                 )
-            for loss in conversion.losses:
+            for loss in losses:
                 warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=2)
-        return conversion.body
+        return body
+
+    def _format(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> tuple[dict[str, Any], Sequence[Loss]]:
+        """The body and the losses; a provider may override this to skip the Conversion."""
+        conversion = self.convert(messages, tools)
+        return conversion.body, conversion.losses
 
     def __repr__(self) -> str:
         return f"<provider {self.name}>"

@@ -57,6 +57,7 @@ from ._base import (
     ChatResponse,
     Conversion,
     FinishReason,
+    Loss,
     Losses,
     Provider,
     StreamAccumulator,
@@ -565,6 +566,12 @@ class ChatCompletionsProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> Conversion:
         """Format a request and list every loss instead of warning."""
+        body, losses = self._format(messages, tools)
+        return Conversion(body, tuple(losses))
+
+    def _format(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> tuple[dict[str, Any], list[Loss]]:
         losses = Losses()
         out: list[dict[str, Any]] = []
         moved: list[dict[str, Any]] | None = None
@@ -580,14 +587,24 @@ class ChatCompletionsProvider(Provider):
             if moved is not None and role is not _TOOL:
                 out.append({"role": "user", "content": moved})
                 moved = None
-            # hot path: aux_of is None for a message without name, metadata and extras.
-            own = EMPTY if aux_of(m) is None else own_extras(m, self.name, i, losses)
-            # hot path: the common roles first, exact-type checks before isinstance.
+            # hot path: the aux slot read directly (no aux_of call) is None for a
+            # message without name, metadata and extras.
+            own = EMPTY if m._aux is None else own_extras(m, self.name, i, losses)
+            # hot path: the common roles first, exact-type checks before isinstance;
+            # string content of users and tool results is written inline (~60 ns a message).
             if role is _USER:
-                out.append(self._user(m, i, losses, own))
+                c = m.content
+                if c.__class__ is str:
+                    out.append({"role": "user", "content": c})
+                else:
+                    out.append(self._user(m, i, losses, own))
             elif role is _ASSISTANT:
                 out.append(self._assistant(m, i, losses, own))
             elif role is _TOOL:
+                c = m.content
+                if c.__class__ is str and not m.is_error:
+                    out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": c})
+                    continue
                 d, extra = self._tool(m, i, losses, own)
                 out.append(d)
                 if extra:
@@ -611,7 +628,7 @@ class ChatCompletionsProvider(Provider):
         body: dict[str, Any] = {"messages": out}
         if tools:
             body["tools"] = self.format_tools(tools)
-        return Conversion(body, tuple(losses.items))
+        return body, losses.items
 
     def _user(
         self, m: UserMessage, i: int, losses: Losses, own: Mapping[str, Any]
