@@ -318,11 +318,14 @@ class _IdField:
             return self
         v = _get_id(obj)
         if v.__class__ is int:
-            try:
-                _get_created(obj)
-            except AttributeError:
-                # Keep the stamp for created_at; it becomes a datetime when read.
+            # A stamp >= 0 means created_at is still unset: keep the stamp there (it
+            # becomes a datetime when read). A negative stamp means created_at was
+            # given. Hot path: the sign replaces a try/except on the unset slot,
+            # which cost ~600 ns on every first id read.
+            if v >= 0:
                 _set_created(obj, v)
+            else:
+                v = -v
             v = stamp_id(v)
             _set_id(obj, v)
         return v
@@ -339,12 +342,9 @@ class _CreatedAtField:
     def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        try:
-            v = _get_created(obj)
-        except AttributeError:
-            v = _get_id(obj)
-            if v.__class__ is not int:  # another thread formatted the id meanwhile
-                v = _get_created(obj)
+        v = _get_id(obj)
+        if v.__class__ is not int or v < 0:
+            v = _get_created(obj)  # given, or moved there when the id was formatted
         if v.__class__ is int:
             v = stamp_created_at(v)
             _set_created(obj, v)
@@ -396,7 +396,7 @@ type.__setattr__(Message, "extras", _AuxField(2, EMPTY))
 
 
 def raw_stamp(message: Message) -> int | None:
-    """The int stamp of a message whose id was auto-generated and not yet read, else None."""
+    """The int stamp (unique, maybe negative) of a message whose id was generated and not yet read."""
     v = _get_id(message)
     return v if v.__class__ is int else None
 
@@ -428,9 +428,11 @@ def _common(
             ),
         )
     if id is None:
-        _set_id(self, _time_ns() << 40 | next(_counter))
-        if created_at is not None:
+        if created_at is None:
+            _set_id(self, _time_ns() << 40 | next(_counter))
+        else:  # a negative stamp: created_at is set (see _IdField)
             _set_created(self, _check_created_at(created_at))
+            _set_id(self, -(_time_ns() << 40 | next(_counter)))
         return
     if type(id) is not str or not id:
         _fail("must be a non-empty str", "id")
@@ -769,9 +771,11 @@ def trusted_content_message(
         None if name is None and not metadata and not extras else (name, metadata, extras),
     )
     if id is None:
-        _set_id(self, _time_ns() << 40 | next(_counter))
-        if created_at is not None:
+        if created_at is None:
+            _set_id(self, _time_ns() << 40 | next(_counter))
+        else:  # a negative stamp: created_at is set (see _IdField)
             _set_created(self, created_at)
+            _set_id(self, -(_time_ns() << 40 | next(_counter)))
     else:
         _set_id(self, id)
         _set_created(self, _now() if created_at is None else created_at)
@@ -797,9 +801,11 @@ def trusted_tool_call_message(
         None if name is None and not metadata and not extras else (name, metadata, extras),
     )
     if id is None:
-        _set_id(self, _time_ns() << 40 | next(_counter))
-        if created_at is not None:
+        if created_at is None:
+            _set_id(self, _time_ns() << 40 | next(_counter))
+        else:  # a negative stamp: created_at is set (see _IdField)
             _set_created(self, created_at)
+            _set_id(self, -(_time_ns() << 40 | next(_counter)))
     else:
         _set_id(self, id)
         _set_created(self, _now() if created_at is None else created_at)
@@ -829,9 +835,11 @@ def trusted_tool_result_message(
         None if name is None and not metadata and not extras else (name, metadata, extras),
     )
     if id is None:
-        _set_id(self, _time_ns() << 40 | next(_counter))
-        if created_at is not None:
+        if created_at is None:
+            _set_id(self, _time_ns() << 40 | next(_counter))
+        else:  # a negative stamp: created_at is set (see _IdField)
             _set_created(self, created_at)
+            _set_id(self, -(_time_ns() << 40 | next(_counter)))
     else:
         _set_id(self, id)
         _set_created(self, _now() if created_at is None else created_at)
