@@ -829,6 +829,11 @@ class ChatCompletionsProvider(Provider):
             calls, invalid = _calls(
                 raw_calls, "choices[0].message.tool_calls", resp_id or model or ""
             )
+        elif "function_call" in msg and msg["function_call"] is not None:
+            # The deprecated single ``function_call`` (finish_reason "function_call").
+            calls, invalid = _legacy_call(
+                msg["function_call"], "choices[0].message.function_call", resp_id or model or ""
+            )
         else:
             calls, invalid = _calls(raw_calls, "choices[0].message.tool_calls", "")
         raw_finish = ch.get("finish_reason")
@@ -1212,6 +1217,28 @@ def _calls(
 _trusted_call = ToolCall._trusted
 
 
+def _legacy_call(
+    raw: object, path: str, seed: str
+) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
+    """A deprecated ``function_call`` object: one call with a derived id (the wire has none)."""
+    fc = as_mapping(raw, path)
+    name = fc.get("name")
+    if type(name) is not str or not name:
+        raise DecodeError("function name is required (a non-empty string)", f"{path}.name")
+    args = fc.get("arguments")
+    if args is not None and type(args) is not str:
+        raise DecodeError(f"expected a JSON string, got {_json_type(args)}", f"{path}.arguments")
+    raw_args = args or ""
+    call_id = derive_call_id(DERIVED_ID_PREFIX, seed, 0, name, raw_args)
+    if not tool_name_ok(name):
+        return (), (InvalidToolCall(call_id, name, raw_args, f"{path}.name: invalid tool name"),)
+    try:
+        frozen = parse_arguments(raw_args, f"{path}.arguments")
+    except DecodeError as exc:
+        return (), (InvalidToolCall(call_id, name, raw_args, str(exc)),)
+    return (ToolCall._trusted(call_id, name, frozen, EMPTY, args),), ()
+
+
 def _custom_call(tc: Mapping[str, Any], path: str) -> InvalidToolCall:
     """An OpenAI custom (free-form input) tool call: kept as an invalid call, its input
     intact, since its input is not JSON arguments."""
@@ -1318,7 +1345,8 @@ class ChatCompletionsStream(StreamAccumulator):
     Tool-call fragments are keyed by ``index``; a fragment whose ``id`` differs
     from the call open at that index starts a new call (some servers send every
     call at index 0). Whole calls in one delta (Groq) and several calls per delta
-    work the same way. A mid-stream ``{"error": ...}`` object ends with
+    work the same way; a deprecated ``delta.function_call`` is one call with a
+    derived id. A mid-stream ``{"error": ...}`` object ends with
     finish_reason ERROR and keeps what came before. A stream that ends before any
     ``finish_reason`` (truncated) finishes with what it has: finish_reason ERROR,
     ``error`` saying so, partial tool calls in ``invalid_tool_calls``.
@@ -1440,6 +1468,8 @@ class ChatCompletionsStream(StreamAccumulator):
         tcs = delta.get("tool_calls")
         if tcs:
             out = out + self._tool_deltas(tcs)
+        elif "function_call" in delta and delta["function_call"] is not None:
+            out = out + self._legacy_delta(delta["function_call"])
         refusal = delta.get("refusal")
         if refusal:
             if type(refusal) is not str:
@@ -1504,6 +1534,26 @@ class ChatCompletionsStream(StreamAccumulator):
             self._acc.add(index, cid or None, name or None, args or None)
             out.append(tool_call_delta(index, cid or None, name or None, args or None))
         return tuple(out)
+
+    def _legacy_delta(self, fc: object) -> tuple[StreamDelta, ...]:
+        """A deprecated ``function_call`` fragment: the one call, kept at wire index -1."""
+        path = "choices[0].delta.function_call"
+        f = as_mapping(fc, path)
+        name = f.get("name")
+        if name is not None and type(name) is not str:
+            raise DecodeError(f"expected a string, got {_json_type(name)}", f"{path}.name")
+        args = f.get("arguments")
+        if args is not None and type(args) is not str:
+            raise DecodeError(f"expected a string, got {_json_type(args)}", f"{path}.arguments")
+        slot = self._open.get(-1)
+        if slot is None:
+            index = self._next
+            self._next += 1
+            self._open[-1] = [index, None]
+        else:
+            index = slot[0]
+        self._acc.add(index, None, name or None, args or None)
+        return (tool_call_delta(index, None, name or None, args or None),)
 
     def _derive(self, index: int, name: str | None) -> str:
         return derive_call_id(DERIVED_ID_PREFIX, self._id or self._model or "", index, name or "")
