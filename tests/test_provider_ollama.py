@@ -322,7 +322,9 @@ def test_tools_are_function_tools_without_strict_flag() -> None:
         (None, False, FinishReason.STOP),
         (None, True, FinishReason.TOOL_CALLS),
         ("length", False, FinishReason.LENGTH),
-        ("load", False, FinishReason.OTHER),
+        ("load", False, FinishReason.STOP),
+        ("unload", False, FinishReason.STOP),
+        ("something_new", False, FinishReason.OTHER),
     ],
 )
 def test_done_reason_mapping(

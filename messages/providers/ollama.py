@@ -15,7 +15,8 @@ Differences from chat completions that shape the rules here:
   result carries its call's derived id.
 * ``thinking`` carries plain reasoning text both ways.
 * ``done_reason`` ``stop`` (or missing on ``done: true``) is STOP, or TOOL_CALLS
-  when the message has calls; ``length`` is LENGTH; usage is
+  when the message has calls (``load`` / ``unload``, sent when a request only
+  loads or unloads the model, are STOP too); ``length`` is LENGTH; usage is
   ``prompt_eval_count`` / ``eval_count``, a missing count meaning 0.
 * ``developer`` messages are sent as ``system``; ``is_error`` is sent as an
   ``Error:`` prefix (both losses).
@@ -133,8 +134,12 @@ def _plain(args: Mapping[str, Any]) -> dict[str, Any]:
     return dict(args)
 
 
+_STOP_REASONS: Final = frozenset(("stop", "load", "unload"))
+
+
 def _finish(done_reason: str | None, has_calls: bool) -> FinishReason:
-    if done_reason is None or done_reason == "stop":
+    # "load" / "unload": a request that only loaded or unloaded the model ended normally.
+    if done_reason is None or done_reason in _STOP_REASONS:
         return FinishReason.TOOL_CALLS if has_calls else FinishReason.STOP
     if done_reason == "length":
         return FinishReason.LENGTH
