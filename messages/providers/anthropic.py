@@ -539,6 +539,12 @@ class AnthropicProvider(Provider):
                 block["content"] = inner
         if m.is_error:
             block["is_error"] = True
+        if own and "defaults" in own:
+            # Keys the parsed block spelled out with their default value; only
+            # where the message leaves the key out, so they never override it.
+            for key, value in own["defaults"].items():
+                if key not in block:
+                    block[key] = thaw(value)
         # hot path: b.add_result(block) written out
         if b.string is not None:
             b._flush_string()
@@ -886,9 +892,28 @@ def _parse_tool_result(
             else:
                 parts.append(part)
         content = tuple(parts)
+    extras = _own(unknown, keys)
+    if ("is_error" in blk and not is_error) or raw in ("", []):
+        extras = _with_defaults(extras, blk, is_error, raw)
     return trusted_tool_result_message(
-        ToolResultMessage, call_id, content, is_error, None, extras=_own(unknown, keys)
+        ToolResultMessage, call_id, content, is_error, None, extras=extras
     )
+
+
+def _with_defaults(
+    extras: FrozenDict, blk: Mapping[str, Any], is_error: bool, raw: Any
+) -> FrozenDict:
+    """``extras`` plus the default-valued keys the block spelled out (``is_error: false``,
+    empty ``content``), so that formatting gives the block back as it was."""
+    defaults: dict[str, Any] = {}
+    if "is_error" in blk and not is_error:
+        defaults["is_error"] = blk["is_error"]
+    if raw in ("", []):
+        defaults["content"] = "" if raw == "" else ()
+    own = extras.get(NAME)
+    inner = dict(own) if isinstance(own, Mapping) else {}
+    inner["defaults"] = FrozenDict(defaults)
+    return FrozenDict({**extras, NAME: FrozenDict(inner)})
 
 
 class _Parsed:
