@@ -723,6 +723,8 @@ class GeminiProvider(Provider):
                 if type(sig) is str:
                     _attach_text_signature(parts, sig)
                 calls = b.calls
+                # ids of imported calls written without ``args``: formatted back without
+                no_args = own.get("no_args", ()) if own else ()
                 for k, c in enumerate(m.tool_calls):
                     cid = c.id
                     if c.extras or (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
@@ -738,6 +740,8 @@ class GeminiProvider(Provider):
                             }
                         )
                     calls[cid] = (len(calls), c)
+                    if no_args and cid in no_args and not c.arguments:
+                        parts[-1]["functionCall"].pop("args", None)
                 b.parts.extend(parts)
                 b.pieces += 1
             if own:
@@ -1205,6 +1209,7 @@ class _Collector:
         "id_seed",
         "invalid",
         "keys",
+        "no_args",
         "ordinal",
         "parts",
         "text_signature",
@@ -1220,6 +1225,7 @@ class _Collector:
         self.text_signature: str | None = None
         self.ordinal = 0
         self.keys: list[FrozenDict] = []
+        self.no_args: list[str] = []  # ids of imported calls written without ``args``
 
     def part(self, item: Any, path: str, pi: int, *, lenient: bool = True) -> None:
         part = fast_mapping(item, path)
@@ -1279,6 +1285,8 @@ class _Collector:
         frozen = freeze_decoded(args, f"{path}.args")
         if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool is read inline
             _KNOWN_NAMES.add(name)
+        if not lenient and "args" not in fc:
+            self.no_args.append(call_id)  # written without ``args``: formatted back so
         self.calls.append(ToolCall._trusted(call_id, name, frozen, _call_extras(sig), None))
 
     def message(self, usage: Usage | None) -> AssistantMessage:
@@ -1397,6 +1405,8 @@ def _parse_model_content(
     own: dict[str, Any] = {}
     if acc.text_signature is not None:
         own["text_signature"] = acc.text_signature
+    if acc.no_args:
+        own["no_args"] = tuple(acc.no_args)
     extras = _own(own, acc.unknown, acc.keys)
     content_parts = tuple(acc.parts)
     calls = acc.calls
