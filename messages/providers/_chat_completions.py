@@ -1399,9 +1399,10 @@ class ChatCompletionsStream(StreamAccumulator):
         if type(event) is not dict:
             event = as_mapping(event, "")
         self._events += 1
-        if self._model is None:
-            self._model = opt_str(event.get("model"), "model")
-            self._id = opt_str(event.get("id"), "id")
+        # Azure opens with a prompt-filter chunk whose model and id are "".
+        if not self._model:
+            self._model = opt_str(event.get("model"), "model") or None
+            self._id = opt_str(event.get("id"), "id") or None
         out = _NO_DELTAS
         choices = event.get("choices")
         if choices:
