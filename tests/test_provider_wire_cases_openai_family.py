@@ -13,11 +13,20 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from messages import AudioPart, DecodeError, FilePart, ImagePart, ToolResultMessage
 from messages.providers import ChatResponse, FinishReason, get_provider
 from tests.provider_facts import compare_response
-from tests.provider_fidelity import check_request, run_stream
+from tests.provider_fidelity import (
+    accepts_or_decode_error,
+    check_request,
+    feed_all_or_decode_error,
+    mutate,
+    mutations,
+    run_stream,
+)
 
 Case = tuple[str, str, Any, dict[str, Any]]
 
@@ -1066,3 +1075,28 @@ def test_request_refusal_turn_is_kept_for_openai() -> None:
     assert [loss.what for loss in get_provider("vllm").convert(ms).losses] == [
         "refusal from openai"
     ]
+
+
+# -- mutated cases: only DecodeError may escape --------------------------------------------
+
+_ALL_CASES: list[tuple[str, str, Any]] = (
+    [("response", p, body) for _, p, body, _ in RESPONSES]
+    + [("stream", p, events) for _, p, events, _ in STREAMS]
+    + [("request", p, body) for _, p, body, _ in REQUESTS]
+)
+
+
+@settings(max_examples=300)
+@given(case=st.sampled_from(_ALL_CASES), mutation=mutations)
+def test_mutated_cases_raise_only_decode_error(
+    case: tuple[str, str, Any], mutation: tuple[list[int], Any]
+) -> None:
+    kind, provider, data = case
+    p = get_provider(provider)
+    broken = mutate(data, *mutation)
+    if kind == "stream" and isinstance(broken, list):
+        feed_all_or_decode_error(p, broken)
+    elif kind == "request":
+        accepts_or_decode_error(p.parse_messages, broken)
+    else:
+        accepts_or_decode_error(p.parse_response, broken)
