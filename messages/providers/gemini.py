@@ -662,6 +662,7 @@ class GeminiProvider(Provider):
         losses = Losses()
         b = _Builder(losses)
         system: list[Any] = []
+        system_role: Any = None  # the role a parsed systemInstruction spelled out
         started = False
         # hot path: the bound get, hoisted; a method call on an imported name
         # compiles to LOAD_ATTR (a bound method made per call) in Python 3.11
@@ -692,6 +693,8 @@ class GeminiProvider(Provider):
                 kept = own.get("system")
                 if kept and joined_text(kept) == text:
                     system.extend(thaw(kept))
+                    if "system_role" in own:
+                        system_role = own["system_role"]
                 elif text:
                     system.append({"text": text})
                 continue
@@ -752,7 +755,9 @@ class GeminiProvider(Provider):
         b.close()
         body: dict[str, Any] = {}
         if system:
-            body["systemInstruction"] = {"parts": system}
+            body["systemInstruction"] = (
+                {"parts": system} if system_role is None else {"role": system_role, "parts": system}
+            )
         body["contents"] = b.out
         if tools:
             body["tools"] = [{"functionDeclarations": _declarations(tools, losses)}]
@@ -786,6 +791,10 @@ class GeminiProvider(Provider):
             fr["response"] = _response_object(m, own)
         else:  # hot path: _response_object with nothing kept from an import
             fr["response"] = {"error": m.text} if m.is_error else {"output": m.text}
+        if own and "function_response" in own:
+            for key, value in own["function_response"].items():
+                if key not in fr:
+                    fr[key] = thaw(value)
         b.responses.append((position, {"functionResponse": fr}))
         if "keys" in own:
             b.keys.extend(key_items(own))
@@ -1022,11 +1031,13 @@ def _parse_system(system: Any) -> SystemMessage:
         texts.append(required_str(part, "text", path))
         plain = plain and len(part) == 1
     text = "".join(texts)
-    if plain and len(parts) == 1:
+    role = opt_str(sysmap.get("role"), "systemInstruction.role")
+    if plain and len(parts) == 1 and role is None:
         return trusted_content_message(SystemMessage, text)
-    extras = FrozenDict(
-        {NAME: FrozenDict({"system": freeze_decoded(parts, "systemInstruction.parts")})}
-    )
+    own: dict[str, Any] = {"system": freeze_decoded(parts, "systemInstruction.parts")}
+    if role is not None:
+        own["system_role"] = role  # the SDKs send role "user"; formatted back as given
+    extras = FrozenDict({NAME: FrozenDict(own)})
     return trusted_content_message(SystemMessage, text, extras=extras)
 
 
@@ -1129,6 +1140,10 @@ def _tool_message(
         call_id = derive_call_id(DERIVED_ID_PREFIX, NAME, ci, pi, name)
     text, is_error, shape, is_json = _result_text(response, f"{path}.response")
     own: dict[str, Any] = {}
+    if len(fr) > 2 and any(k not in _FR_KNOWN for k in fr):
+        # willContinue, scheduling, multimodal parts...: kept and formatted back
+        extra = {k: v for k, v in fr.items() if k not in _FR_KNOWN}
+        own["function_response"] = freeze_decoded(extra, path)
     if shape != ("error" if is_error else "output"):
         own["response"] = shape
     if is_json:
@@ -1137,6 +1152,9 @@ def _tool_message(
     return trusted_tool_result_message(
         ToolResultMessage, call_id, text, is_error, name, extras=_own(own, (), keys)
     )
+
+
+_FR_KNOWN = frozenset(("id", "name", "response"))
 
 
 def _result_text(response: Mapping[str, Any], path: str) -> tuple[str, bool, str, bool]:
