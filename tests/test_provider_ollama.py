@@ -440,3 +440,14 @@ def test_fuzz_mutated_fixtures_raise_only_decode_error(fixture: Any, mutation: A
     entry, data = fixture
     broken = mutate(data, *mutation)
     mutated_only_decode_error(P, entry, broken)
+
+
+def test_message_name_is_a_loss_on_ollama() -> None:
+    from messages import Message
+    from messages.providers import get_provider
+
+    conversion = get_provider("ollama").convert([Message.user("hi", name="alice")])
+    assert conversion.body["messages"] == [{"role": "user", "content": "hi"}]
+    assert [(loss.path, loss.what) for loss in conversion.losses] == [
+        ("messages[0].name", "message name")
+    ]

@@ -134,6 +134,7 @@ def test_full_conversation_wire_shape() -> None:
                     },
                     {"type": "file", "file": {"file_id": "file-123"}},
                 ],
+                "name": "alice",
             },
             {
                 "role": "assistant",
@@ -164,14 +165,22 @@ def test_every_part_kind_round_trips_through_the_wire() -> None:
     assert [type(m) for m in back] == [type(m) for m in ms]
     assert back[1].parts == ms[1].parts
     assert back[2].tool_calls == ms[2].tool_calls
-    # name travels on the wire only when importing; it is never sent.
-    assert back[1].name is None
+    # the participant name travels both ways
+    assert back[1].name == "alice"
 
 
-def test_name_metadata_and_extras_are_never_sent() -> None:
+def test_name_is_sent_but_metadata_and_extras_never_are() -> None:
     m = Message.user("hi", name="alice", metadata={"k": SECRET}, extras={"x": SECRET})
     body = P.format_request([m])
-    assert body == {"messages": [{"role": "user", "content": "hi"}]}
+    assert body == {"messages": [{"role": "user", "content": "hi", "name": "alice"}]}
+
+
+def test_name_on_a_tool_message_is_a_loss() -> None:
+    conversion = P.convert([Message.tool_result("c1", "ok", name="runner")])
+    assert conversion.body["messages"] == [{"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    assert [(loss.path, loss.what) for loss in conversion.losses] == [
+        ("messages[0].name", "message name")
+    ]
 
 
 def test_empty_assistant_text_is_an_empty_string_without_calls_and_null_with_them() -> None:

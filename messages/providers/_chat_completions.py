@@ -211,6 +211,7 @@ def reasoning_to_send(
     return "".join(texts)
 
 
+_TOOL_NAME_RULE: Final = "dropped: tool messages carry no name (the call is named by its id)"
 _ERROR_PREFIX: Final = "Error: "
 
 
@@ -589,7 +590,8 @@ class ChatCompletionsProvider(Provider):
                 moved = None
             # hot path: the aux slot read directly (no aux_of call) is None for a
             # message without name, metadata and extras.
-            own = EMPTY if m._aux is None else own_extras(m, self.name, i, losses)
+            aux = m._aux
+            own = EMPTY if aux is None else own_extras(m, self.name, i, losses)
             # hot path: the common roles first, exact-type checks before isinstance;
             # string content of users and tool results is written inline (~60 ns a message).
             if role is _USER:
@@ -602,6 +604,8 @@ class ChatCompletionsProvider(Provider):
                 out.append(self._assistant(m, i, losses, own))
             elif role is _TOOL:
                 c = m.content
+                if aux is not None and aux[0] is not None:
+                    losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
                 if c.__class__ is str and not m.is_error:
                     out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": c})
                     continue
@@ -623,6 +627,9 @@ class ChatCompletionsProvider(Provider):
                     )
             else:  # pragma: no cover - MessageRole has five members
                 raise ValidationError("unsupported role", f"messages[{i}].role")
+            if aux is not None and aux[0] is not None and role is not _TOOL:
+                # chat completions carry a participant name on every role but tool
+                out[-1]["name"] = aux[0]
         if moved is not None:
             out.append({"role": "user", "content": moved})
         body: dict[str, Any] = {"messages": out}

@@ -282,8 +282,15 @@ class OllamaProvider(Provider):
                 raise ValidationError(
                     f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
                 ) from None
-            if aux_of(m) is not None:
+            aux = aux_of(m)
+            if aux is not None:
                 own_extras(m, self.name, i, losses)  # ollama keeps no state of its own
+                if aux[0] is not None:
+                    losses.add(
+                        f"messages[{i}].name",
+                        "message name",
+                        "dropped: ollama messages have no name",
+                    )
             if role is _USER:
                 out.append(self._user(m, i, losses))
             elif role is _ASSISTANT:
