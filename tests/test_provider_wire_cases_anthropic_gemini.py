@@ -2060,6 +2060,80 @@ G_REQUESTS += [
     ),
 ]
 
+G_REQUESTS += [
+    (
+        "sdk_system_role_and_function_response_extras",
+        {
+            "systemInstruction": {"role": "user", "parts": [{"text": "Describe tool output."}]},
+            "contents": [
+                {"role": "user", "parts": [{"text": "Show me the chart."}]},
+                {
+                    "role": "model",
+                    "parts": [
+                        {
+                            "functionCall": {
+                                "id": "chart_1",
+                                "name": "render_chart",
+                                "args": {"kind": "bar"},
+                            }
+                        }
+                    ],
+                },
+                {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "functionResponse": {
+                                "id": "chart_1",
+                                "name": "render_chart",
+                                "response": {"output": "rendered"},
+                                "parts": [{"inlineData": {"mimeType": "image/png", "data": PNG}}],
+                                "willContinue": False,
+                                "scheduling": "WHEN_IDLE",
+                            }
+                        }
+                    ],
+                },
+            ],
+        },
+        {
+            "messages": [
+                {
+                    "role": "system",
+                    "text": "Describe tool output.",
+                    "tool_calls": [],
+                    "tool_call_id": None,
+                    "is_error": False,
+                },
+                {
+                    "role": "user",
+                    "text": "Show me the chart.",
+                    "tool_calls": [],
+                    "tool_call_id": None,
+                    "is_error": False,
+                },
+                {
+                    "role": "assistant",
+                    "text": "",
+                    "tool_calls": [
+                        {"id": "chart_1", "name": "render_chart", "arguments": {"kind": "bar"}}
+                    ],
+                    "tool_call_id": None,
+                    "is_error": False,
+                },
+                {
+                    "role": "tool",
+                    "text": "rendered",
+                    "tool_calls": [],
+                    "tool_call_id": "chart_1",
+                    "is_error": False,
+                    "tool_name": "render_chart",
+                },
+            ]
+        },
+    ),
+]
+
 G_OPTIONAL = frozenset(("generationConfig",))
 
 G_MALFORMED: list[tuple[str, Any, str]] = [
