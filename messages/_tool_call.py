@@ -68,9 +68,10 @@ class ToolCall:
         id: str,
         name: str,
         arguments: Mapping[str, Any] | str = EMPTY,
-        *,
         extras: Mapping[str, Any] | None = None,
     ) -> None:
+        # Hot path: no keyword-only parameters; their defaults are looked up in a
+        # dict on every call (~50 ns), positional defaults come from a tuple.
         if type(id) is not str or not id:
             raise ValidationError(
                 "must be a non-empty str"
