@@ -20,7 +20,7 @@ PICK = {
     "core": None,
     "codec": None,
     "history": None,
-    "providers": ("format_request", "stream per"),
+    "providers": ("format_request", "parse_response", "stream per"),
     "providers2": None,
     "storage": ("save 1,000", "load 1,000", "append + save at"),
 }
