@@ -43,8 +43,11 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   becomes ``{"type": "object"}``, Loss); annotations (``$schema``, ``examples``...)
   are dropped silently; every other keyword Gemini rejects (``additionalProperties``,
   ``exclusiveMinimum``, ``multipleOf``, ``patternProperties``, unsupported
-  ``format`` values, non-string ``enum``...) is dropped (Loss). A strict definition
-  cannot be closed on Gemini: one Loss per tool. A tool without properties is sent
+  ``format`` values, non-string ``enum``...) is dropped (Loss). Gemini has no strict
+  mode: ``additionalProperties: false`` (what ``strict`` adds) is omitted without a
+  Loss, as the ``strict`` flag is for Groq and vLLM; it narrows only what the model may
+  send, and ``ToolDefinition.validate_arguments`` still enforces it on the calls that
+  come back. A tool without properties is sent
   without ``parameters`` (Gemini rejects an empty object schema).
 * Unknown part kinds met while parsing are kept in ``extras["gemini"]["unknown"]``
   (index, path, type, the part) and re-inserted at their index when formatting for
@@ -599,8 +602,8 @@ class _SchemaConverter:
             elif key == "additionalProperties":
                 if value is True or value == {}:
                     continue  # what an open object means anyway
-                if value is False and self.strict:
-                    continue  # reported once for the tool
+                if value is False:
+                    continue  # no strict mode on Gemini: see the module docstring
                 self.drop(path, key)
             elif key in _SCHEMA_SILENT:
                 continue
@@ -633,12 +636,6 @@ def _declarations(tools: Sequence[ToolDefinition], losses: Losses) -> list[dict[
     for k, d in enumerate(tools):
         path = f"tools[0].functionDeclarations[{k}]"
         decl: dict[str, Any] = {"name": d.name, "description": d.description}
-        if d.strict:
-            losses.add(
-                f"{path}.parameters",
-                "strict mode (additionalProperties: false)",
-                "dropped: Gemini cannot close objects; check calls with validate_arguments",
-            )
         params = d.parameters
         if params.get("properties"):
             decl["parameters"] = _SchemaConverter(params, losses, d.strict).convert(
