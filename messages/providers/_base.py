@@ -205,6 +205,18 @@ class StreamAccumulator(ABC):
         return self.finish()
 
 
+class CountingStream(StreamAccumulator):
+    """A stream accumulator that counts the events fed (``self._events``)."""
+
+    __slots__ = ()
+    _events: int
+
+    @property
+    def event_count(self) -> int:
+        """How many events (chunks or lines) were fed."""
+        return self._events
+
+
 class Provider(ABC):
     """A provider's wire format, in both directions."""
 

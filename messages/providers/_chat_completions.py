@@ -56,6 +56,7 @@ from ._base import (
     GUARDED_ERRORS,
     ChatResponse,
     Conversion,
+    CountingStream,
     FinishReason,
     Loss,
     Losses,
@@ -1346,7 +1347,7 @@ def chat_usage(raw: object, path: str) -> Usage | None:
 # -- streaming --------------------------------------------------------------------------
 
 
-class ChatCompletionsStream(StreamAccumulator):
+class ChatCompletionsStream(CountingStream):
     """Accumulates chat-completion chunks (SSE ``data:`` payloads without ``[DONE]``).
 
     Tool-call fragments are keyed by ``index``; a fragment whose ``id`` differs
@@ -1393,11 +1394,6 @@ class ChatCompletionsStream(StreamAccumulator):
         self._error: str | None = None
         self._error_details: FrozenDict | None = None
         self._events = 0
-
-    @property
-    def event_count(self) -> int:
-        """How many events were fed."""
-        return self._events
 
     @guarded()
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:

@@ -48,6 +48,7 @@ from ._base import (
     GUARDED_ERRORS,
     ChatResponse,
     Conversion,
+    CountingStream,
     FinishReason,
     Losses,
     Provider,
@@ -532,7 +533,7 @@ class OllamaProvider(Provider):
         )
 
 
-class OllamaStream(StreamAccumulator):
+class OllamaStream(CountingStream):
     """Accumulates ``/api/chat`` NDJSON lines.
 
     Tool calls arrive whole, one or more per line, and are appended across
@@ -569,11 +570,6 @@ class OllamaStream(StreamAccumulator):
         self._error: str | None = None
         self._error_details: FrozenDict | None = None
         self._events = 0
-
-    @property
-    def event_count(self) -> int:
-        """How many lines were fed."""
-        return self._events
 
     @guarded()
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
