@@ -331,16 +331,17 @@ def _add_aux(d: dict[str, Any], aux: tuple[str | None, FrozenDict, FrozenDict]) 
 # Hot path: the encoders read the message's raw slots as plain attributes (~7 ns
 # each, a specialised slot read) instead of the lazy ``id`` / ``created_at``
 # properties (~140 ns) or the bound slot getters (~40 ns): to_dict of a
-# UserMessage went from ~360 to ~250 ns. A message whose id is still an int stamp
-# has never been read: ``m.id`` formats the id and derives created_at from the same
-# stamp, and its timestamp text is made once (no exception raised on that path).
+# UserMessage went from ~360 to ~250 ns. A message whose id is still an int (a
+# sequence number) has never been read: ``m.id`` formats the id from it and the
+# clock's ns kept in ``_created``, and its timestamp text is made once from the
+# same ns (no exception raised on that path).
 # A decoded message keeps its canonical created_at text, written back as it is.
 # Otherwise the timestamp text comes from the cache, and a miss (KeyError) formats it.
 
 
 def _first_created_text(m: Any) -> str:
     """created_at text of a message whose id was just formatted (its first encode)."""
-    c = m._created  # reading m.id left the stamp here, unless created_at was given or read
+    c = m._created  # the clock's ns, unless created_at was given or read
     if c.__class__ is int:
         # keep the text: later encodes write it as it is, created_at reads parse it
         text = stamp_text(c)

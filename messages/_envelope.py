@@ -788,7 +788,7 @@ def _to_message(env: Envelope) -> Message:
             _fail(f"expected a boolean, got {json_type(is_error)}", "payload.is_error")
         return ToolResultMessage(call_id, content, is_error, tool_name, **common)  # type: ignore[arg-type]
     cls = _TEXT_CLASSES[role]
-    return cls(content, **common)  # type: ignore[call-arg]
+    return cls(content, **common)
 
 
 def _role_content(

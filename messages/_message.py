@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import _ids
-from ._frozen import EMPTY, FrozenDict, freeze_mapping
+from ._frozen import EMPTY, FrozenDict, freeze_mapping, mutable_twin, support_own_init
 from ._ids import counter as _counter
+from ._ids import new_id as _new_id
 from ._ids import now as _now
 from ._ids import stamp_created_at, stamp_id, text_created_at
 from ._ids import time_ns as _time_ns
@@ -133,8 +134,15 @@ class Message:
         role: ClassVar[MessageRole]
         _aux: tuple[str | None, FrozenDict, FrozenDict] | None
 
-    def __init__(self) -> None:
-        raise TypeError("Message is abstract: use a subclass or a Message.* factory")
+    def __new__(cls: type[M], *args: Any, **kwargs: Any) -> M:
+        if cls is Message:
+            raise TypeError("Message is abstract: use a subclass or a Message.* factory")
+        return object.__new__(cls)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            support_own_init(cls, _CONCRETE)
 
     # -- the views every message offers -------------------------------------------
 
@@ -239,6 +247,10 @@ class Message:
         for key, value in state.items():
             object.__setattr__(self, key, value)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The constructors take arguments in __new__, so pickle must not call it.
+        return (_restore, (type(self), self.__getstate__()))
+
     def __copy__(self: M) -> M:
         return self
 
@@ -309,7 +321,7 @@ _set_aux = _slot_aux.__set__
 
 
 class _IdField:
-    """``id``: formats an auto-generated id on first read (the slot holds a stamp until then)."""
+    """``id``: formats an auto-generated id on first read (the slot holds a sequence number until then)."""
 
     __slots__ = ()
 
@@ -318,15 +330,8 @@ class _IdField:
             return self
         v = _get_id(obj)
         if v.__class__ is int:
-            # A stamp >= 0 means created_at is still unset: keep the stamp there (it
-            # becomes a datetime when read). A negative stamp means created_at was
-            # given. Hot path: the sign replaces a try/except on the unset slot,
-            # which cost ~600 ns on every first id read.
-            if v >= 0:
-                _set_created(obj, v)
-            else:
-                v = -v
-            v = stamp_id(v)
+            # While the id is a sequence number, _created holds the clock's ns.
+            v = stamp_id(_get_created(obj), v)
             _set_id(obj, v)
         return v
 
@@ -335,17 +340,18 @@ class _IdField:
 
 
 class _CreatedAtField:
-    """``created_at``: derived from the stamp on first read unless it was given."""
+    """``created_at``: derived from the clock's ns on first read unless it was given."""
 
     __slots__ = ()
 
     def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        v = _get_id(obj)
-        if v.__class__ is not int or v < 0:
-            v = _get_created(obj)  # given, or moved there when the id was formatted
+        v = _get_created(obj)
         if v.__class__ is int:
+            seq = _get_id(obj)
+            if seq.__class__ is int:  # the id is made from the same ns: format it first
+                _set_id(obj, stamp_id(v, seq))
             v = stamp_created_at(v)
             _set_created(obj, v)
         elif v.__class__ is str:  # canonical text kept by the decoder (see trusted builders)
@@ -396,7 +402,7 @@ type.__setattr__(Message, "extras", _AuxField(2, EMPTY))
 
 
 def raw_stamp(message: Message) -> int | None:
-    """The int stamp (unique, maybe negative) of a message whose id was generated and not yet read."""
+    """The sequence number (unique in this process) of a message whose generated id is not yet formatted."""
     v = _get_id(message)
     return v if v.__class__ is int else None
 
@@ -407,37 +413,36 @@ def aux_of(message: Message) -> tuple[str | None, FrozenDict, FrozenDict] | None
 
 
 def _common(
-    self: Message,
+    self: Any,
     name: str | None,
     metadata: Mapping[str, Any] | None,
     extras: Mapping[str, Any] | None,
     id: object,
     created_at: object,
 ) -> None:
+    """Store the common fields on a message being built (an instance of a mutable twin)."""
     if name is None and metadata is None and extras is None:
-        _set_aux(self, None)
+        self._aux = None
     else:
         if name is not None and type(name) is not str:
             name = _check_str(name, "name")
-        _set_aux(
-            self,
-            _aux(
-                name,
-                EMPTY if metadata is None else freeze_mapping(metadata, "metadata"),
-                EMPTY if extras is None else freeze_mapping(extras, "extras"),
-            ),
+        self._aux = _aux(
+            name,
+            EMPTY if metadata is None else freeze_mapping(metadata, "metadata"),
+            EMPTY if extras is None else freeze_mapping(extras, "extras"),
         )
     if id is None:
         if created_at is None:
-            _set_id(self, _time_ns() << 40 | next(_counter))
-        else:  # a negative stamp: created_at is set (see _IdField)
-            _set_created(self, _check_created_at(created_at))
-            _set_id(self, -(_time_ns() << 40 | next(_counter)))
+            self._created = _time_ns()
+            self._id = next(_counter)
+        else:  # the id is made now, from the clock, not from created_at
+            self._created = _check_created_at(created_at)
+            self._id = _new_id()
         return
     if type(id) is not str or not id:
         _fail("must be a non-empty str", "id")
-    _set_id(self, id)
-    _set_created(self, _now() if created_at is None else _check_created_at(created_at))
+    self._id = id
+    self._created = _now() if created_at is None else _check_created_at(created_at)
 
 
 @dataclass(frozen=True, init=False, eq=False, repr=False)
@@ -448,17 +453,32 @@ class SystemMessage(Message):
     content: str
     role = MessageRole.SYSTEM
 
-    def __init__(
-        self,
+    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+
+        def __init__(
+            self,
+            content: str,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+        ) -> None: ...
+
+    def __new__(
+        cls: type[M],
         content: str,
         name: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
-    ) -> None:
-        _set_sys_content(self, content if type(content) is str else _check_str(content, "content"))
+    ) -> M:
+        self = _new(_BUILD_SYSTEM if cls is SystemMessage else _building(cls))
+        self.content = content if type(content) is str else _check_str(content, "content")
         _common(self, name, metadata, extras, id, created_at)
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, init=False, eq=False, repr=False)
@@ -469,17 +489,32 @@ class DeveloperMessage(Message):
     content: str
     role = MessageRole.DEVELOPER
 
-    def __init__(
-        self,
+    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+
+        def __init__(
+            self,
+            content: str,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+        ) -> None: ...
+
+    def __new__(
+        cls: type[M],
         content: str,
         name: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
-    ) -> None:
-        _set_dev_content(self, content if type(content) is str else _check_str(content, "content"))
+    ) -> M:
+        self = _new(_BUILD_DEVELOPER if cls is DeveloperMessage else _building(cls))
+        self.content = content if type(content) is str else _check_str(content, "content")
         _common(self, name, metadata, extras, id, created_at)
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, init=False, eq=False, repr=False)
@@ -490,18 +525,31 @@ class UserMessage(Message):
     content: str | tuple[ContentPart, ...]
     role = MessageRole.USER
 
-    def __init__(
-        self,
+    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+
+        def __init__(
+            self,
+            content: Content,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+        ) -> None: ...
+
+    def __new__(
+        cls: type[M],
         content: Content,
         name: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
-    ) -> None:
-        _set_user_content(
-            self, content if type(content) is str else check_content(content, USER_PARTS)
-        )
+    ) -> M:
+        # The common fields are positional-or-keyword on purpose: keyword-only
+        # defaults are looked up in a dict on every call (~50 ns more).
+        self = _new(_BUILD_USER if cls is UserMessage else _building(cls))
+        self.content = content if type(content) is str else check_content(content, USER_PARTS)
         if (
             name is None
             and metadata is None
@@ -510,12 +558,13 @@ class UserMessage(Message):
             and created_at is None
         ):
             # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            # The common fields are positional-or-keyword on purpose: keyword-only
-            # defaults are looked up in a dict on every call (~50 ns more).
-            _set_aux(self, None)
-            _set_id(self, _time_ns() << 40 | next(_counter))
+            self._aux = None
+            self._created = _time_ns()
+            self._id = next(_counter)
         else:
             _common(self, name, metadata, extras, id, created_at)
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, init=False, eq=False, repr=False)
@@ -529,21 +578,34 @@ class AssistantMessage(Message):
     content: str | tuple[ContentPart, ...] | None
     role = MessageRole.ASSISTANT
 
-    def __init__(
-        self,
+    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+
+        def __init__(
+            self,
+            content: Content,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+        ) -> None: ...
+
+    def __new__(
+        cls: type[M],
         content: Content,
         name: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
-    ) -> None:
+    ) -> M:
+        self = _new(_BUILD_ASSISTANT if cls is AssistantMessage else _building(cls))
         if type(content) is str:
-            _set_asst_content(self, content)
-        elif content is None and type(self) is not AssistantMessage:  # type: ignore[unreachable,unused-ignore]
-            _set_asst_content(self, None)  # type: ignore[unreachable,unused-ignore]
+            self.content = content
+        elif content is None and cls is not AssistantMessage:  # type: ignore[unreachable,unused-ignore]
+            self.content = None  # type: ignore[unreachable,unused-ignore]
         else:
-            _set_asst_content(self, check_content(content, ASSISTANT_PARTS))
+            self.content = check_content(content, ASSISTANT_PARTS)
         if (
             name is None
             and metadata is None
@@ -552,10 +614,13 @@ class AssistantMessage(Message):
             and created_at is None
         ):
             # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            _set_aux(self, None)
-            _set_id(self, _time_ns() << 40 | next(_counter))
+            self._aux = None
+            self._created = _time_ns()
+            self._id = next(_counter)
         else:
             _common(self, name, metadata, extras, id, created_at)
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, init=False, eq=False, repr=False)
@@ -568,8 +633,21 @@ class ToolCallMessage(AssistantMessage):
     def _key(self) -> tuple[Any, ...]:
         return (self.content, self.tool_calls)
 
-    def __init__(
-        self,
+    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+
+        def __init__(
+            self,
+            tool_calls: Sequence[ToolCall],
+            content: Content | None = None,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+        ) -> None: ...
+
+    def __new__(
+        cls: type[M],
         tool_calls: Sequence[ToolCall],
         content: Content | None = None,
         name: str | None = None,
@@ -577,12 +655,25 @@ class ToolCallMessage(AssistantMessage):
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
-    ) -> None:
-        _set_tool_calls(self, check_tool_calls(tool_calls))
-        if content is None or type(content) is str:
-            _set_asst_content(self, content)
+    ) -> M:
+        self = _new(_BUILD_TOOL_CALLS if cls is ToolCallMessage else _building(cls))
+        # Hot path: one or two calls of the exact type, in a tuple, are checked inline.
+        if (
+            type(tool_calls) is tuple
+            and (n := len(tool_calls)) <= 2
+            and n
+            and type(tool_calls[0]) is ToolCall
+            and (
+                n == 1 or (type(tool_calls[1]) is ToolCall and tool_calls[0].id != tool_calls[1].id)
+            )
+        ):
+            self.tool_calls = tool_calls
         else:
-            _set_asst_content(self, check_content(content, ASSISTANT_PARTS))
+            self.tool_calls = check_tool_calls(tool_calls)
+        if content is None or type(content) is str:
+            self.content = content
+        else:
+            self.content = check_content(content, ASSISTANT_PARTS)
         if (
             name is None
             and metadata is None
@@ -591,10 +682,13 @@ class ToolCallMessage(AssistantMessage):
             and created_at is None
         ):
             # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            _set_aux(self, None)
-            _set_id(self, _time_ns() << 40 | next(_counter))
+            self._aux = None
+            self._created = _time_ns()
+            self._id = next(_counter)
         else:
             _common(self, name, metadata, extras, id, created_at)
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
     def _repr_more(self) -> str:
         return f", tool_calls={len(self.tool_calls)}"
@@ -652,8 +746,23 @@ class ToolResultMessage(Message):
     def _key(self) -> tuple[Any, ...]:
         return (self.tool_call_id, self.content, self.is_error, self.tool_name)
 
-    def __init__(
-        self,
+    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+
+        def __init__(
+            self,
+            tool_call_id: str,
+            content: Content,
+            is_error: bool = False,
+            tool_name: str | None = None,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+        ) -> None: ...
+
+    def __new__(
+        cls: type[M],
         tool_call_id: str,
         content: Content,
         is_error: bool = False,
@@ -663,19 +772,18 @@ class ToolResultMessage(Message):
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
-    ) -> None:
+    ) -> M:
         if type(tool_call_id) is not str or not tool_call_id:
             _fail("tool_call_id is required (a non-empty str)", "tool_call_id")
         if is_error is not False and is_error is not True:
             _fail(f"expected bool, got {type(is_error).__name__}", "is_error")
         if tool_name is not None and (type(tool_name) is not str or not tool_name):
             _fail("expected a non-empty str or None", "tool_name")
-        _set_tr_call_id(self, tool_call_id)
-        _set_tr_content(
-            self, content if type(content) is str else check_content(content, TOOL_PARTS)
-        )
-        _set_tr_is_error(self, is_error)
-        _set_tr_tool_name(self, tool_name)
+        self = _new(_BUILD_TOOL_RESULT if cls is ToolResultMessage else _building(cls))
+        self.tool_call_id = tool_call_id
+        self.content = content if type(content) is str else check_content(content, TOOL_PARTS)
+        self.is_error = is_error
+        self.tool_name = tool_name
         if (
             name is None
             and metadata is None
@@ -684,10 +792,13 @@ class ToolResultMessage(Message):
             and created_at is None
         ):
             # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            _set_aux(self, None)
-            _set_id(self, _time_ns() << 40 | next(_counter))
+            self._aux = None
+            self._created = _time_ns()
+            self._id = next(_counter)
         else:
             _common(self, name, metadata, extras, id, created_at)
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
     @property
     def result(self) -> ToolResult:
@@ -757,25 +868,21 @@ def trusted_content_message(
     created_at: datetime | str | None = None,
 ) -> M:
     """Build a System/Developer/User/Assistant message (or subclass) without validation."""
-    self = _new(cls)
-    setter = _CONTENT_SETTERS.get(cls)
-    if setter is None:
-        setter = _content_setter(cls)
-    setter(self, content)
-    _set_aux(
-        self,
-        None if name is None and not metadata and not extras else (name, metadata, extras),
-    )
+    self = _new(_BUILDING.get(cls) or _building(cls))
+    self.content = content
+    self._aux = None if name is None and not metadata and not extras else (name, metadata, extras)
     if id is None:
         if created_at is None:
-            _set_id(self, _time_ns() << 40 | next(_counter))
-        else:  # a negative stamp: created_at is set (see _IdField)
-            _set_created(self, created_at)
-            _set_id(self, -(_time_ns() << 40 | next(_counter)))
+            self._created = _time_ns()
+            self._id = next(_counter)
+        else:  # the id is made now, from the clock, not from created_at
+            self._created = created_at
+            self._id = _new_id()
     else:
-        _set_id(self, id)
-        _set_created(self, _now() if created_at is None else created_at)
-    return self
+        self._id = id
+        self._created = _now() if created_at is None else created_at
+    self.__class__ = cls
+    return self  # type: ignore[no-any-return]
 
 
 def trusted_tool_call_message(
@@ -789,23 +896,22 @@ def trusted_tool_call_message(
     created_at: datetime | str | None = None,
 ) -> M:
     """Build a ToolCallMessage (or subclass) without validation."""
-    self = _new(cls)
-    _set_tool_calls(self, tool_calls)
-    _set_asst_content(self, content)
-    _set_aux(
-        self,
-        None if name is None and not metadata and not extras else (name, metadata, extras),
-    )
+    self = _new(_BUILDING.get(cls) or _building(cls))
+    self.tool_calls = tool_calls
+    self.content = content
+    self._aux = None if name is None and not metadata and not extras else (name, metadata, extras)
     if id is None:
         if created_at is None:
-            _set_id(self, _time_ns() << 40 | next(_counter))
-        else:  # a negative stamp: created_at is set (see _IdField)
-            _set_created(self, created_at)
-            _set_id(self, -(_time_ns() << 40 | next(_counter)))
+            self._created = _time_ns()
+            self._id = next(_counter)
+        else:  # the id is made now, from the clock, not from created_at
+            self._created = created_at
+            self._id = _new_id()
     else:
-        _set_id(self, id)
-        _set_created(self, _now() if created_at is None else created_at)
-    return self
+        self._id = id
+        self._created = _now() if created_at is None else created_at
+    self.__class__ = cls
+    return self  # type: ignore[no-any-return]
 
 
 def trusted_tool_result_message(
@@ -821,28 +927,64 @@ def trusted_tool_result_message(
     created_at: datetime | str | None = None,
 ) -> M:
     """Build a ToolResultMessage (or subclass) without validation."""
-    self = _new(cls)
-    _set_tr_call_id(self, tool_call_id)
-    _set_tr_content(self, content)
-    _set_tr_is_error(self, is_error)
-    _set_tr_tool_name(self, tool_name)
-    _set_aux(
-        self,
-        None if name is None and not metadata and not extras else (name, metadata, extras),
-    )
+    self = _new(_BUILDING.get(cls) or _building(cls))
+    self.tool_call_id = tool_call_id
+    self.content = content
+    self.is_error = is_error
+    self.tool_name = tool_name
+    self._aux = None if name is None and not metadata and not extras else (name, metadata, extras)
     if id is None:
         if created_at is None:
-            _set_id(self, _time_ns() << 40 | next(_counter))
-        else:  # a negative stamp: created_at is set (see _IdField)
-            _set_created(self, created_at)
-            _set_id(self, -(_time_ns() << 40 | next(_counter)))
+            self._created = _time_ns()
+            self._id = next(_counter)
+        else:  # the id is made now, from the clock, not from created_at
+            self._created = created_at
+            self._id = _new_id()
     else:
-        _set_id(self, id)
-        _set_created(self, _now() if created_at is None else created_at)
-    return self
+        self._id = id
+        self._created = _now() if created_at is None else created_at
+    self.__class__ = cls
+    return self  # type: ignore[no-any-return]
 
 
 _new = object.__new__
+
+# Every concrete class builds in __new__ on its mutable twin (see _frozen.mutable_twin):
+# each field store is a plain attribute store instead of a slot-setter call.
+_CONCRETE: frozenset[type] = frozenset(
+    (
+        SystemMessage,
+        DeveloperMessage,
+        UserMessage,
+        AssistantMessage,
+        ToolCallMessage,
+        ToolResultMessage,
+    )
+)
+_BUILDING: dict[type, Any] = {cls: mutable_twin(cls) for cls in _CONCRETE}
+_BUILD_SYSTEM = _BUILDING[SystemMessage]
+_BUILD_DEVELOPER = _BUILDING[DeveloperMessage]
+_BUILD_USER = _BUILDING[UserMessage]
+_BUILD_ASSISTANT = _BUILDING[AssistantMessage]
+_BUILD_TOOL_CALLS = _BUILDING[ToolCallMessage]
+_BUILD_TOOL_RESULT = _BUILDING[ToolResultMessage]
+
+
+def _building(cls: type) -> Any:
+    """The mutable twin of a message class (made on first use for subclasses)."""
+    twin = _BUILDING.get(cls)
+    if twin is None:
+        if not (isinstance(cls, type) and issubclass(cls, Message)):
+            raise TypeError(f"{cls!r} is not a message class")
+        twin = _BUILDING[cls] = mutable_twin(cls)
+    return twin
+
+
+def _restore(cls: type[M], state: dict[str, Any]) -> M:
+    """Unpickle a message: allocate without building, then restore its slots."""
+    self: M = object.__new__(cls)
+    self.__setstate__(state)
+    return self
 
 
 # The codec is imported on first use (import time); see _lazy.

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from messages import UserMessage
-from messages._ids import new_id, stamp, stamp_created_at, stamp_id
+from messages._ids import counter, new_id, stamp_created_at, stamp_id, time_ns
 
 
 def _ids_in_child(q: multiprocessing.Queue[list[str]]) -> None:
@@ -29,9 +29,22 @@ def test_ids_sort_by_time() -> None:
 
 
 def test_stamp_gives_consistent_id_and_time() -> None:
-    s = stamp()
-    created = stamp_created_at(s)
-    assert int(stamp_id(s)[:12], 16) == int(created.timestamp() * 1000)
+    ns = time_ns()
+    created = stamp_created_at(ns)
+    assert int(stamp_id(ns, next(counter))[:12], 16) == int(created.timestamp() * 1000)
+
+
+@pytest.mark.parametrize("read_first", ["id", "created_at"])
+def test_a_fresh_message_id_and_created_at_agree_whichever_is_read_first(read_first: str) -> None:
+    m = UserMessage("x")
+    if read_first == "created_at":
+        created = m.created_at
+        mid = m.id
+    else:
+        mid = m.id
+        created = m.created_at
+    assert int(mid[:12], 16) == int(created.timestamp() * 1000)
+    assert (m.id, m.created_at) == (mid, created)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
