@@ -103,6 +103,7 @@ from ._frozen import EMPTY, FrozenDict
 from ._ids import UTC, stamp_text
 from ._json import json_type, loads
 from ._message import (
+    _BUILDING,
     AssistantMessage,
     DeveloperMessage,
     Message,
@@ -110,18 +111,8 @@ from ._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
-    _set_asst_content,
-    _set_aux,
+    _building,
     _set_created,
-    _set_dev_content,
-    _set_id,
-    _set_sys_content,
-    _set_tool_calls,
-    _set_tr_call_id,
-    _set_tr_content,
-    _set_tr_is_error,
-    _set_tr_tool_name,
-    _set_user_content,
     trusted_content_message,
     trusted_tool_call_message,
     trusted_tool_result_message,
@@ -771,7 +762,7 @@ def _dec_tool_result_message_general(cls: type[M], d: Mapping[str, Any]) -> M:
 # Hot path: each decoder first tries the exact canonical shape, the one to_dict
 # writes: a plain dict holding only role, a non-empty str id, canonical created_at
 # text and the role's own fields with their usual types. That shape is read with
-# subscripts and built with the slot setters directly (no _common tuple, no
+# subscripts and built on the class's mutable twin directly (no _common tuple, no
 # builder call). Anything else, including every error, goes to the general
 # decoder above, which reads the dict again from the start: so results and
 # errors are those of the general decoder, and tests/test_codec_fast_paths.py
@@ -785,7 +776,7 @@ _Aux = tuple[str | None, FrozenDict, FrozenDict] | None
 
 
 def _content_decoder(
-    setter: Callable[[Any, Any], None], general: Callable[[Any, Mapping[str, Any]], Any]
+    general: Callable[[Any, Mapping[str, Any]], Any],
 ) -> Callable[[Any, Mapping[str, Any]], Any]:
     def decode(cls: Any, d: Mapping[str, Any]) -> Any:
         if d.__class__ is dict:
@@ -821,11 +812,12 @@ def _content_decoder(
                 else:  # last, as in the general decoder: its error, if any, is the same
                     metadata = _mapping(metadata, "metadata")
                     aux = None if name is None and not metadata else (name, metadata, EMPTY)
-                m = _new(cls)
-                setter(m, content)
-                _set_aux(m, aux)
-                _set_id(m, mid)
-                _set_created(m, created)
+                m = _new(_BUILDING.get(cls) or _building(cls))  # see _frozen.mutable_twin
+                m.content = content
+                m._aux = aux
+                m._id = mid
+                m._created = created
+                m.__class__ = cls
                 return m
         return general(cls, d)
 
@@ -833,10 +825,10 @@ def _content_decoder(
     return decode
 
 
-_dec_user = _content_decoder(_set_user_content, _dec_user_general)
-_dec_system = _content_decoder(_set_sys_content, _dec_system_general)
-_dec_developer = _content_decoder(_set_dev_content, _dec_system_general)
-_dec_assistant = _content_decoder(_set_asst_content, _dec_assistant_general)
+_dec_user = _content_decoder(_dec_user_general)
+_dec_system = _content_decoder(_dec_system_general)
+_dec_developer = _content_decoder(_dec_system_general)
+_dec_assistant = _content_decoder(_dec_assistant_general)
 
 
 def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
@@ -878,12 +870,13 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
             else:
                 metadata = _mapping(metadata, "metadata")
                 aux = None if name is None and not metadata else (name, metadata, EMPTY)
-            m = _new(cls)
-            _set_tool_calls(m, calls)
-            _set_asst_content(m, content)
-            _set_aux(m, aux)
-            _set_id(m, mid)
-            _set_created(m, created)
+            m = _new(_BUILDING.get(cls) or _building(cls))
+            m.tool_calls = calls
+            m.content = content
+            m._aux = aux
+            m._id = mid
+            m._created = created
+            m.__class__ = cls
             return m
     return _dec_tool_call_message_general(cls, d)
 
@@ -933,14 +926,15 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
             else:
                 metadata = _mapping(metadata, "metadata")
                 aux = None if name is None and not metadata else (name, metadata, EMPTY)
-            m = _new(cls)
-            _set_tr_call_id(m, call_id)
-            _set_tr_content(m, content)
-            _set_tr_is_error(m, is_error is True)
-            _set_tr_tool_name(m, tool_name)
-            _set_aux(m, aux)
-            _set_id(m, mid)
-            _set_created(m, created)
+            m = _new(_BUILDING.get(cls) or _building(cls))
+            m.tool_call_id = call_id
+            m.content = content
+            m.is_error = is_error is True
+            m.tool_name = tool_name
+            m._aux = aux
+            m._id = mid
+            m._created = created
+            m.__class__ = cls
             return m
     return _dec_tool_result_message_general(cls, d)
 

@@ -1,10 +1,12 @@
 """The message classes: one per role, plus the assistant turn that calls tools.
 
 Hot path: messages are built in agent loops, so each class has a hand-written
-``__init__`` that validates inline and assigns through slot setters bound once
-(the dataclass features stay: eq, hash, replace, fields, pickling). Decoders use
-the ``trusted_*`` builders below, which skip validation they already did.
-``id`` and ``created_at`` are formatted lazily from one int stamp (see ``_ids``).
+``__new__`` that validates inline and stores the fields on the class's mutable
+twin before switching the instance to the class (see ``_frozen.mutable_twin``;
+the classes keep ``object.__init__``). The dataclass features stay: eq, hash,
+replace, fields, pickling, FrozenInstanceError. Decoders use the ``trusted_*``
+builders below, which skip validation they already did. ``id`` and
+``created_at`` are formatted lazily from two ints (see ``_ids``).
 """
 
 from __future__ import annotations
@@ -307,8 +309,8 @@ class Message:
         return ToolResultMessage(tool_call_id, content, is_error, tool_name, **kwargs)
 
 
-# Hot path: slot setters bound once; they bypass the frozen __setattr__ (~45 ns each
-# instead of ~120 ns through object.__setattr__).
+# Slot getters and setters bound once, for the lazy fields below (they bypass the
+# frozen __setattr__; builders store on a mutable twin instead, see __new__).
 _slot_id: Any = Message.__dict__["_id"]
 _slot_created: Any = Message.__dict__["_created"]
 _slot_aux: Any = Message.__dict__["_aux"]
@@ -811,41 +813,10 @@ class ToolResultMessage(Message):
         return f", tool_call_id={self.tool_call_id!r}, is_error={self.is_error}"
 
 
-_set_sys_content = SystemMessage.__dict__["content"].__set__
-_set_dev_content = DeveloperMessage.__dict__["content"].__set__
-_set_user_content = UserMessage.__dict__["content"].__set__
-_set_asst_content = AssistantMessage.__dict__["content"].__set__
-_set_tool_calls = ToolCallMessage.__dict__["tool_calls"].__set__
-_set_tr_call_id = ToolResultMessage.__dict__["tool_call_id"].__set__
-_set_tr_content = ToolResultMessage.__dict__["content"].__set__
-_set_tr_is_error = ToolResultMessage.__dict__["is_error"].__set__
-_set_tr_tool_name = ToolResultMessage.__dict__["tool_name"].__set__
-
 # Classes whose value is content plus the common fields (see Message.__eq__).
 _CONTENT_ONLY: frozenset[type] = frozenset(
     (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage)
 )
-
-_CONTENT_SETTERS: dict[type, Any] = {
-    SystemMessage: _set_sys_content,
-    DeveloperMessage: _set_dev_content,
-    UserMessage: _set_user_content,
-    AssistantMessage: _set_asst_content,
-    ToolCallMessage: _set_asst_content,
-    ToolResultMessage: _set_tr_content,
-}
-
-
-def _content_setter(cls: type) -> Any:
-    setter = _CONTENT_SETTERS.get(cls)
-    if setter is None:
-        for base in cls.__mro__:
-            if base in _CONTENT_SETTERS:
-                setter = _CONTENT_SETTERS[cls] = _CONTENT_SETTERS[base]
-                break
-        else:
-            raise TypeError(f"{cls.__name__} is not a message class with content")
-    return setter
 
 
 # Trusted builders: decoders and provider parsers call these after validating.

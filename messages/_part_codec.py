@@ -26,11 +26,7 @@ from ._parts import (
     parse_data_url,
 )
 from ._tool_call import _KNOWN_NAMES, ToolCall, check_tool_name
-from ._tool_call import _set_arguments as _call_set_arguments
-from ._tool_call import _set_extras as _call_set_extras
-from ._tool_call import _set_id as _call_set_id
-from ._tool_call import _set_name as _call_set_name
-from ._tool_call import _set_raw as _call_set_raw
+from ._tool_call import _Building as _BuildingCall
 from .errors import DecodeError, MessageError, ValidationError
 
 __all__ = [
@@ -517,13 +513,14 @@ def _dec_call(c: Any) -> ToolCall:
                             break
                     else:  # keys from the scanner are always str
                         frozen = FrozenDict(value) if value else EMPTY
-                    call: ToolCall = _new(ToolCall)
-                    _call_set_id(call, cid)
-                    _call_set_name(call, name)
-                    _call_set_arguments(call, frozen)
-                    _call_set_extras(call, EMPTY)
-                    _call_set_raw(call, args)
-                    return call
+                    call: Any = _new(_BuildingCall)  # see _frozen.mutable_twin
+                    call.id = cid
+                    call.name = name
+                    call.arguments = frozen
+                    call.extras = EMPTY
+                    call._raw = args
+                    call.__class__ = ToolCall
+                    return call  # type: ignore[no-any-return]
         except Exception:  # any failure: the general path reports it properly
             pass
     return _dec_call_general(c)

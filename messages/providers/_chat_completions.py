@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._frozen import EMPTY, FrozenDict, freeze, mutable_twin, thaw
 from .._json import loads
 from .._message import (
     AssistantMessage,
@@ -44,11 +44,7 @@ from .._parts import (
 from .._role import MessageRole
 from .._streaming import ToolCallAccumulator, ToolCallDelta
 from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
-from .._tool_call import _set_arguments as _call_set_arguments
-from .._tool_call import _set_extras as _call_set_extras
-from .._tool_call import _set_id as _call_set_id
-from .._tool_call import _set_name as _call_set_name
-from .._tool_call import _set_raw as _call_set_raw
+from .._tool_call import _Building as _BuildingCall
 from ..errors import DecodeError, MessageError, ValidationError
 from . import PROVIDERS
 from ._base import (
@@ -129,39 +125,38 @@ _NO_DELTAS: tuple[StreamDelta, ...] = ()
 # -- fast stream deltas ---------------------------------------------------------------
 
 # Hot path: a frozen dataclass __init__ costs ~0.6 µs (and ToolCallDelta's
-# validation loop more); deltas built here from values already checked skip it
-# through slot setters bound once (~0.2 µs), as _message.py does for messages.
+# validation loop more); deltas built here from values already checked skip it,
+# built on the classes' mutable twins (see _frozen.mutable_twin), as _message.py
+# does for messages.
 _new = object.__new__
-_set_kind = StreamDelta.__dict__["kind"].__set__
-_set_text = StreamDelta.__dict__["text"].__set__
-_set_tool = StreamDelta.__dict__["tool_call"].__set__
-_set_index = ToolCallDelta.__dict__["index"].__set__
-_set_id = ToolCallDelta.__dict__["id"].__set__
-_set_name = ToolCallDelta.__dict__["name"].__set__
-_set_args = ToolCallDelta.__dict__["arguments_delta"].__set__
+_BuildingDelta: Any = mutable_twin(StreamDelta)
+_BuildingCallDelta: Any = mutable_twin(ToolCallDelta)
 
 
 def stream_delta(kind: str, text: str) -> StreamDelta:
     """A text or reasoning StreamDelta from a checked str (no validation)."""
-    d = _new(StreamDelta)
-    _set_kind(d, kind)
-    _set_text(d, text)
-    _set_tool(d, None)
-    return d
+    d = _new(_BuildingDelta)
+    d.kind = kind
+    d.text = text
+    d.tool_call = None
+    d.__class__ = StreamDelta
+    return d  # type: ignore[no-any-return]
 
 
 def tool_call_delta(index: int, id: str | None, name: str | None, args: str | None) -> StreamDelta:
     """A tool-call StreamDelta from checked values (no validation)."""
-    t = _new(ToolCallDelta)
-    _set_index(t, index)
-    _set_id(t, id)
-    _set_name(t, name)
-    _set_args(t, args)
-    d = _new(StreamDelta)
-    _set_kind(d, "tool_call")
-    _set_text(d, "")
-    _set_tool(d, t)
-    return d
+    t = _new(_BuildingCallDelta)
+    t.index = index
+    t.id = id
+    t.name = name
+    t.arguments_delta = args
+    t.__class__ = ToolCallDelta
+    d = _new(_BuildingDelta)
+    d.kind = "tool_call"
+    d.text = ""
+    d.tool_call = t
+    d.__class__ = StreamDelta
+    return d  # type: ignore[no-any-return]
 
 
 # -- rules shared with Ollama ---------------------------------------------------------
@@ -1153,12 +1148,13 @@ def _calls(
                 ):
                     frozen_args = object_text(args)
                     if frozen_args is not None:
-                        call = _new(ToolCall)
-                        _call_set_id(call, call_id)
-                        _call_set_name(call, name)
-                        _call_set_arguments(call, frozen_args)
-                        _call_set_extras(call, EMPTY)
-                        _call_set_raw(call, args)
+                        call: Any = _new(_BuildingCall)  # see _frozen.mutable_twin
+                        call.id = call_id
+                        call.name = name
+                        call.arguments = frozen_args
+                        call.extras = EMPTY
+                        call._raw = args
+                        call.__class__ = ToolCall
                         calls.append(call)
                         continue
         break

@@ -65,11 +65,7 @@ from .._parts import (
 )
 from .._streaming import ToolCallDelta
 from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
-from .._tool_call import _set_arguments as _call_set_arguments
-from .._tool_call import _set_extras as _call_set_extras
-from .._tool_call import _set_id as _call_set_id
-from .._tool_call import _set_name as _call_set_name
-from .._tool_call import _set_raw as _call_set_raw
+from .._tool_call import _Building as _BuildingCall
 from ..errors import DecodeError, ValidationError
 from ._base import (
     DROP_OTHER_REASONING,
@@ -996,7 +992,7 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
             call_id = blk.get("id")
             name = blk.get("name")
             args = blk.get("input")
-            call = None
+            call: Any = None
             if (
                 call_id.__class__ is str
                 and call_id
@@ -1009,12 +1005,13 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
                 except ValidationError:
                     pass
                 else:
-                    call = _new(ToolCall)
-                    _call_set_id(call, call_id)
-                    _call_set_name(call, name)
-                    _call_set_arguments(call, frozen)
-                    _call_set_extras(call, EMPTY)
-                    _call_set_raw(call, None)
+                    call = _new(_BuildingCall)  # see _frozen.mutable_twin
+                    call.id = call_id
+                    call.name = name
+                    call.arguments = frozen
+                    call.extras = EMPTY
+                    call._raw = None
+                    call.__class__ = ToolCall
                     parsed.calls.append(call)
             if call is None:
                 _tool_call(blk, f"{prefix}[{j}]", parsed, lenient)

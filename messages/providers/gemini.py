@@ -89,11 +89,7 @@ from .._parts import (
 )
 from .._streaming import ToolCallDelta
 from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
-from .._tool_call import _set_arguments as _call_set_arguments
-from .._tool_call import _set_extras as _call_set_extras
-from .._tool_call import _set_id as _call_set_id
-from .._tool_call import _set_name as _call_set_name
-from .._tool_call import _set_raw as _call_set_raw
+from .._tool_call import _Building as _BuildingCall
 from ..errors import DecodeError, ValidationError
 from ._base import (
     DERIVED_ID_PREFIX,
@@ -1385,12 +1381,13 @@ def _fast_part(acc: _Collector, part: dict[str, Any]) -> bool:
     ordinal = acc.ordinal
     acc.ordinal = ordinal + 1
     call_id = wire_id or derive_call_id(DERIVED_ID_PREFIX, NAME, acc.id_seed, ordinal, name)
-    call = _new(ToolCall)
-    _call_set_id(call, call_id)
-    _call_set_name(call, name)
-    _call_set_arguments(call, frozen)
-    _call_set_extras(call, _call_extras(sig or None))
-    _call_set_raw(call, None)
+    call: Any = _new(_BuildingCall)  # see _frozen.mutable_twin
+    call.id = call_id
+    call.name = name
+    call.arguments = frozen
+    call.extras = _call_extras(sig or None)
+    call._raw = None
+    call.__class__ = ToolCall
     acc.calls.append(call)
     return True
 
