@@ -45,6 +45,7 @@ from .._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
 from .._json import json_type, loads
 from .._message import (
     AssistantMessage,
+    DeveloperMessage,
     Message,
     SystemMessage,
     ToolCallMessage,
@@ -119,6 +120,9 @@ STOP_REASONS: dict[str, FinishReason] = {
     "refusal": FinishReason.CONTENT_FILTER,
 }
 
+# Argument values a flat copy can share (see plain_arguments).
+_FLAT = frozenset((str, int, float, bool, type(None)))
+
 # Other providers whose opaque state may sit in a message's or a call's extras.
 _OTHER_PROVIDERS = frozenset(("openai", "groq", "vllm", "ollama", "gemini", "openai_responses"))
 
@@ -161,11 +165,35 @@ class _Builder:
         self.answered: set[str] = set()
 
     def open(self, role: str, index: int) -> None:
-        if self.role is not None:
-            self.close()
+        prev = self.role
+        out = self.out
+        if prev is not None:
+            # hot path: close()'s usual case written out (a string or blocks, no tool
+            # results, nothing kept to interleave): one method call less per turn
+            if self.unknown or self.keys:
+                self.close()
+            else:
+                content: Any = self.results
+                if content:  # tool results go first
+                    if self.string is not None:
+                        self._flush_string()
+                    if self.blocks:
+                        content = content + self.blocks
+                    self.results = []
+                elif self.string is not None:
+                    content = self.string
+                    self.string = None
+                else:
+                    content = self.blocks
+                if content:
+                    out.append({"role": prev, "content": content})
+                    self.blocks = []
+                    self.pieces = 0
+                    self.role = None
+                else:
+                    self.close()
         self.role = role
         self.first = index
-        out = self.out
         if out and out[-1]["role"] == role:
             # The message in between was omitted (empty): keep merging.
             content = out.pop()["content"]
@@ -384,6 +412,90 @@ def _unknown_items(own: Mapping[str, Any], nested: bool) -> list[tuple[int, Any]
     return items
 
 
+def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, Any]]] | None:
+    """The system texts and wire messages of a plain conversation; None for anything else.
+
+    Hot path: most conversations are text turns, tool calls without extras and
+    paired text results, one message per turn. Those are formatted here with
+    locals only (no builder, no per-turn open/close): ~0.75 -> ~0.45 us per
+    message. Anything this does not handle exactly as ``convert``'s general path
+    would (a name or extras, parts, empty text, two messages in one turn, a
+    system message after the first turn, an unpaired result, a subclass) returns
+    None, and the general path formats the whole conversation instead; so the
+    result is always the general path's, and tests hold the two to that.
+    """
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    role = ""  # the role of out[-1]
+    results: list[Any] | None = None  # the tool_result blocks of an open user turn
+    calls: set[str] = set()  # the calls of the last assistant turn ...
+    answered: set[str] = set()  # ... and those already answered
+    for m in messages:
+        aux = m._aux  # type: ignore[attr-defined,unused-ignore]
+        if aux is not None and (aux[0] is not None or aux[2]):
+            return None
+        t = type(m)
+        if t is ToolResultMessage:
+            content = m.content  # type: ignore[attr-defined]
+            call_id = m.tool_call_id  # type: ignore[attr-defined]
+            if (
+                type(content) is not str
+                or not content
+                or call_id not in calls
+                or call_id in answered
+            ):
+                return None
+            answered.add(call_id)
+            block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+            if m.is_error:  # type: ignore[attr-defined]
+                block["is_error"] = True
+            if role != "user":
+                results = [block]
+                out.append({"role": "user", "content": results})
+                role = "user"
+            elif results is None:  # the user turn holds a text message
+                return None
+            else:
+                results.append(block)
+        elif t is ToolCallMessage:
+            content = m.content  # type: ignore[attr-defined]
+            if role == "assistant" or (content is not None and type(content) is not str):
+                return None
+            blocks: list[Any] = [{"type": "text", "text": content}] if content else []
+            calls = set()
+            answered = set()
+            for c in m.tool_calls:
+                if c.extras:
+                    return None
+                args = c.arguments
+                for v in args.values():
+                    if v.__class__ not in _FLAT:
+                        inp = thaw(args)
+                        break
+                else:
+                    inp = dict.copy(args)  # type: ignore[arg-type]  # a FrozenDict
+                blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": inp})
+                calls.add(c.id)
+            out.append({"role": "assistant", "content": blocks})
+            role = "assistant"
+        elif t is UserMessage or t is AssistantMessage:
+            content = m.content  # type: ignore[attr-defined]
+            r = "user" if t is UserMessage else "assistant"
+            if type(content) is not str or not content or role == r:
+                return None
+            out.append({"role": r, "content": content})
+            role = r
+            results = None
+        elif t is SystemMessage or t is DeveloperMessage:
+            if out:
+                return None  # after the first turn: moved, with a Loss
+            if m.content:  # type: ignore[attr-defined]
+                system.append(m.content)  # type: ignore[attr-defined]
+        else:
+            return None
+    return system, out
+
+
 class AnthropicProvider(Provider):
     """The Anthropic Messages API wire format."""
 
@@ -395,6 +507,26 @@ class AnthropicProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> Conversion:
         """Format ``messages`` (and ``tools``) as a Messages API body; list every loss."""
+        fast = _fast_body(messages)
+        if fast is not None:
+            system_texts, out = fast
+            body: dict[str, Any] = {}
+            if system_texts:
+                body["system"] = (
+                    system_texts[0]
+                    if len(system_texts) == 1
+                    else [{"type": "text", "text": text} for text in system_texts]
+                )
+            body["messages"] = out
+            if tools:
+                body["tools"] = self.format_tools(tools)
+            return Conversion(body, ())
+        return self._convert(messages, tools)
+
+    def _convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
+        """The general path of ``convert``: any conversation, with its losses."""
         losses = Losses()
         b = _Builder(losses)
         system: list[Any] = []
@@ -438,7 +570,29 @@ class AnthropicProvider(Provider):
                 continue
             started = True
             if kind == KIND_TOOL:
-                self._tool_result(m, i, b, own)  # type: ignore[arg-type]
+                call_id = m.tool_call_id  # type: ignore[attr-defined]
+                content = m.content  # type: ignore[attr-defined]
+                if b.role != "user":
+                    b.open("user", i)
+                if (
+                    own is EMPTY
+                    and type(content) is str
+                    and content
+                    and call_id in b.calls
+                    and call_id not in b.answered
+                ):
+                    # hot path: _tool_result's usual case (a paired text result in an
+                    # open user turn) written out
+                    b.answered.add(call_id)
+                    block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+                    if m.is_error:  # type: ignore[attr-defined]
+                        block["is_error"] = True
+                    if b.string is not None:
+                        b._flush_string()
+                    b.results.append(block)
+                    b.pieces += 1
+                else:
+                    self._tool_result(m, i, b, own)  # type: ignore[arg-type]
                 continue
             content = m.content  # type: ignore[attr-defined]
             if kind == KIND_USER:
@@ -471,16 +625,20 @@ class AnthropicProvider(Provider):
                         blocks = _blocks(content, _ASSISTANT_BLOCKS, f"messages[{i}]", losses)
                     for k, c in enumerate(calls):
                         # hot path: a call without extras is written inline
-                        blocks.append(
-                            {
-                                "type": "tool_use",
-                                "id": c.id,
-                                "name": c.name,
-                                "input": plain_arguments(c.arguments),
-                            }
-                            if not c.extras
-                            else _tool_use(c, i, k, losses)
-                        )
+                        if c.extras:
+                            blocks.append(_tool_use(c, i, k, losses))
+                        else:
+                            # hot path: plain_arguments inline (a flat object is one C copy)
+                            args = c.arguments
+                            for v in args.values():
+                                if v.__class__ not in _FLAT:
+                                    inp = thaw(args)
+                                    break
+                            else:
+                                inp = dict.copy(args)  # type: ignore[arg-type]  # a FrozenDict
+                            blocks.append(
+                                {"type": "tool_use", "id": c.id, "name": c.name, "input": inp}
+                            )
                         b.calls.add(c.id)
                     b.add_blocks(blocks)
             if own:

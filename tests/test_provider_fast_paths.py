@@ -1,0 +1,109 @@
+"""Provider formatting fast paths give exactly what the general paths give.
+
+Anthropic's and Gemini's ``convert`` first try a fast path for plain
+conversations (text turns, tool calls without extras, paired text results); it
+returns None for anything else and the general path formats the conversation.
+These tests hold the two to the same body and losses, over generated
+conversations of every shape, and check that the fast path is really taken for
+the plain ones (so the comparison means something).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from messages.providers import get_provider
+from messages.providers.anthropic import _fast_body
+from tests.conversations import any_sequences, conversations
+from tests.strategies import messages as any_messages
+
+PROVIDERS = ("anthropic",)
+FAST = {"anthropic": _fast_body}
+
+
+def _same(name: str, ms: list[Message]) -> None:
+    p: Any = get_provider(name)
+    fast = p.convert(ms)
+    general = p._convert(ms)
+    assert fast.body == general.body
+    assert fast.losses == general.losses
+
+
+def plain(turns: int = 3, system: bool = True) -> list[Message]:
+    out: list[Message] = [SystemMessage("Be brief.")] if system else []
+    for t in range(turns):
+        a = ToolCall(f"c{t}a", "get_weather", {"city": "Paris", "days": 2, "x": None})
+        b = ToolCall(f"c{t}b", "get_weather", {"city": "Tokyo", "opts": {"unit": ["c"]}})
+        out += [
+            UserMessage(f"weather? {t}"),
+            ToolCallMessage((a, b), "checking" if t % 2 else None),
+            ToolResultMessage(b.id, "24C"),
+            ToolResultMessage(a.id, "no such city", is_error=True),
+            AssistantMessage("Paris 18C, Tokyo 24C."),
+        ]
+    return out
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+@pytest.mark.parametrize("system", [True, False])
+def test_plain_conversations_take_the_fast_path_and_match(name: str, system: bool) -> None:
+    ms = plain(system=system)
+    assert FAST[name](ms) is not None
+    _same(name, ms)
+    p = get_provider(name)
+    assert p.convert(ms).losses == ()
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda ms: [*ms, SystemMessage("late")],  # moved to the system prompt, a Loss
+        lambda ms: [*ms[:2], UserMessage("again"), *ms[2:]],  # two messages in one turn
+        lambda ms: [*ms, UserMessage("")],  # an empty message is omitted, a Loss
+        lambda ms: [*ms, ToolResultMessage("nope", "x")],  # an unpaired result
+        lambda ms: [ms[0], UserMessage("hi", name="bo"), *ms[2:]],  # a name
+        lambda ms: [ms[0], UserMessage("hi", extras={"anthropic": {"x": 1}}), *ms[2:]],
+        lambda ms: [ms[0], UserMessage(["a", "b"]), *ms[2:]],  # parts
+        lambda ms: [*ms[:3], ToolResultMessage(ms[2].tool_call_ids[1], ""), *ms[4:]],
+        lambda ms: [*ms, AssistantMessage("two"), AssistantMessage("in a row")],
+    ],
+)
+def test_anything_unusual_leaves_the_fast_path(name: str, change: Any) -> None:
+    ms = change(plain(turns=2))
+    assert FAST[name](ms) is None
+    _same(name, ms)
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+@settings(max_examples=150, deadline=None)
+@given(ms=conversations())
+def test_valid_conversations_match(name: str, ms: list[Message]) -> None:
+    _same(name, ms)
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+@settings(max_examples=150, deadline=None)
+@given(ms=any_sequences())
+def test_rule_breaking_sequences_match(name: str, ms: list[Message]) -> None:
+    _same(name, ms)
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+@settings(max_examples=100, deadline=None)
+@given(ms=st.lists(any_messages, max_size=8))
+def test_messages_with_every_field_match(name: str, ms: list[Message]) -> None:
+    _same(name, ms)
