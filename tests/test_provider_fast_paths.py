@@ -27,11 +27,12 @@ from messages import (
 )
 from messages.providers import get_provider
 from messages.providers.anthropic import _fast_body
+from messages.providers.gemini import _fast_contents
 from tests.conversations import any_sequences, conversations
 from tests.strategies import messages as any_messages
 
-PROVIDERS = ("anthropic",)
-FAST = {"anthropic": _fast_body}
+PROVIDERS = ("anthropic", "gemini")
+FAST = {"anthropic": _fast_body, "gemini": _fast_contents}
 
 
 def _same(name: str, ms: list[Message]) -> None:
@@ -67,24 +68,46 @@ def test_plain_conversations_take_the_fast_path_and_match(name: str, system: boo
     assert p.convert(ms).losses == ()
 
 
+UNUSUAL: list[tuple[Any, tuple[str, ...]]] = [
+    # (a change to a plain conversation, the providers whose fast path leaves it)
+    (lambda ms: [*ms, SystemMessage("late")], PROVIDERS),  # moved to the system prompt
+    (lambda ms: [*ms[:2], UserMessage("again"), *ms[2:]], PROVIDERS),  # two in one turn
+    (lambda ms: [*ms, UserMessage("")], PROVIDERS),  # an empty message is omitted
+    (lambda ms: [*ms, ToolResultMessage("nope", "x")], PROVIDERS),  # an unpaired result
+    (lambda ms: [ms[0], UserMessage("hi", name="bo"), *ms[2:]], PROVIDERS),  # a name
+    (lambda ms: [ms[0], UserMessage("hi", extras={"gemini": {"x": 1}}), *ms[2:]], PROVIDERS),
+    (lambda ms: [ms[0], UserMessage(["a", "b"]), *ms[2:]], PROVIDERS),  # parts
+    # an empty result: Anthropic leaves the content out, Gemini sends {"output": ""}
+    (lambda ms: [*ms[:3], ToolResultMessage(ms[2].tool_call_ids[1], ""), *ms[4:]], ("anthropic",)),
+    (lambda ms: [*ms, AssistantMessage("two"), AssistantMessage("in a row")], PROVIDERS),
+    (
+        lambda ms: [*ms[:2], ToolCallMessage((ToolCall("call_derived_" + "0" * 24, "f"),))],
+        ("gemini",),
+    ),
+]
+
+
 @pytest.mark.parametrize("name", PROVIDERS)
-@pytest.mark.parametrize(
-    "change",
-    [
-        lambda ms: [*ms, SystemMessage("late")],  # moved to the system prompt, a Loss
-        lambda ms: [*ms[:2], UserMessage("again"), *ms[2:]],  # two messages in one turn
-        lambda ms: [*ms, UserMessage("")],  # an empty message is omitted, a Loss
-        lambda ms: [*ms, ToolResultMessage("nope", "x")],  # an unpaired result
-        lambda ms: [ms[0], UserMessage("hi", name="bo"), *ms[2:]],  # a name
-        lambda ms: [ms[0], UserMessage("hi", extras={"anthropic": {"x": 1}}), *ms[2:]],
-        lambda ms: [ms[0], UserMessage(["a", "b"]), *ms[2:]],  # parts
-        lambda ms: [*ms[:3], ToolResultMessage(ms[2].tool_call_ids[1], ""), *ms[4:]],
-        lambda ms: [*ms, AssistantMessage("two"), AssistantMessage("in a row")],
-    ],
-)
-def test_anything_unusual_leaves_the_fast_path(name: str, change: Any) -> None:
+@pytest.mark.parametrize(("change", "leaves"), UNUSUAL)
+def test_anything_unusual_leaves_the_fast_path(
+    name: str, change: Any, leaves: tuple[str, ...]
+) -> None:
     ms = change(plain(turns=2))
-    assert FAST[name](ms) is None
+    if name in leaves:
+        assert FAST[name](ms) is None
+    _same(name, ms)
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_results_out_of_call_order(name: str) -> None:
+    calls = tuple(ToolCall(f"c{k}", "f", {"k": k}) for k in range(4))
+    ms: list[Message] = [
+        UserMessage("go"),
+        ToolCallMessage(calls),
+        *(ToolResultMessage(f"c{k}", f"r{k}") for k in (2, 0, 3, 1)),
+        AssistantMessage("done"),
+    ]
+    assert FAST[name](ms) is not None
     _same(name, ms)
 
 

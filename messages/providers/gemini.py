@@ -69,6 +69,7 @@ from .._frozen import EMPTY, FrozenDict, freeze_mapping, thaw
 from .._json import dumps_compact, json_type, loads
 from .._message import (
     AssistantMessage,
+    DeveloperMessage,
     Message,
     SystemMessage,
     ToolCallMessage,
@@ -641,6 +642,120 @@ def _declarations(tools: Sequence[ToolDefinition], losses: Losses) -> list[dict[
     return decls
 
 
+def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[str, Any]]] | None:
+    """The system parts and ``contents`` of a plain conversation; None for anything else.
+
+    Hot path: most conversations are text turns, tool calls without extras and
+    text results, one message per turn. Those are formatted here with locals only
+    (no builder, no per-turn open/close): ~1.1 -> ~0.5 us per message. Anything
+    this does not handle exactly as ``convert``'s general path would (a name or
+    extras, parts, empty text, two messages in one turn, a system message after
+    the first turn, an unpaired result, a derived call id, a subclass) returns
+    None, and the general path formats the whole conversation instead; so the
+    result is always the general path's, and tests hold the two to that.
+    """
+    system: list[Any] = []
+    out: list[dict[str, Any]] = []
+    role = ""  # the role of out[-1]
+    # the function responses of an open user content, (call position, part), and
+    # whether they arrived out of call order (the general path sorts them)
+    responses: list[tuple[int, Any]] | None = None
+    unsorted = False
+    calls: dict[str, tuple[int, ToolCall]] = {}  # the calls of the last model content ...
+    answered: set[str] = set()  # ... and those already answered
+    for m in messages:
+        aux = m._aux  # type: ignore[attr-defined,unused-ignore]
+        if aux is not None and (aux[0] is not None or aux[2]):
+            return None
+        t = type(m)
+        if t is ToolResultMessage:
+            content = m.content  # type: ignore[attr-defined]
+            call_id = m.tool_call_id  # type: ignore[attr-defined]
+            found = calls.get(call_id)
+            if type(content) is not str or found is None or call_id in answered:
+                return None
+            answered.add(call_id)
+            position, call = found
+            part = {
+                "functionResponse": {
+                    "id": call_id,
+                    "name": call.name,
+                    "response": {"error": content}
+                    if m.is_error  # type: ignore[attr-defined]
+                    else {"output": content},
+                }
+            }
+            if role != "user":
+                if responses is not None:
+                    _close_responses(out, responses, unsorted)
+                responses = [(position, part)]
+                unsorted = False
+                out.append({"role": "user", "parts": None})
+                role = "user"
+            elif responses is None:  # the user content holds a text message
+                return None
+            else:
+                if position < responses[-1][0]:
+                    unsorted = True
+                responses.append((position, part))
+            continue
+        if responses is not None:
+            _close_responses(out, responses, unsorted)
+            responses = None
+        if t is ToolCallMessage:
+            content = m.content  # type: ignore[attr-defined]
+            if role == "model" or (content is not None and type(content) is not str):
+                return None
+            parts: list[Any] = [{"text": content}] if content else []
+            calls = {}
+            answered = set()
+            for c in m.tool_calls:
+                cid = c.id
+                if c.extras or (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
+                    return None
+                args = c.arguments
+                for v in args.values():
+                    if v.__class__ not in _FLAT:
+                        plain = thaw(args)
+                        break
+                else:
+                    plain = dict.copy(args)  # type: ignore[arg-type]  # a FrozenDict
+                parts.append({"functionCall": {"id": cid, "name": c.name, "args": plain}})
+                calls[cid] = (len(calls), c)
+            out.append({"role": "model", "parts": parts})
+            role = "model"
+        elif t is UserMessage or t is AssistantMessage:
+            content = m.content  # type: ignore[attr-defined]
+            r = "user" if t is UserMessage else "model"
+            if type(content) is not str or not content or role == r:
+                return None
+            out.append({"role": r, "parts": [{"text": content}]})
+            role = r
+        elif t is SystemMessage or t is DeveloperMessage:
+            if out:
+                return None  # after the first turn: moved, with a Loss
+            if m.content:  # type: ignore[attr-defined]
+                system.append({"text": m.content})  # type: ignore[attr-defined]
+        else:
+            return None
+    if responses is not None:
+        _close_responses(out, responses, unsorted)
+    return system, out
+
+
+def _close_responses(
+    out: list[dict[str, Any]], responses: list[tuple[int, Any]], unsorted: bool
+) -> None:
+    """Write the function responses of the last user content, in call order."""
+    if unsorted:
+        responses.sort(key=_item0)
+    out[-1]["parts"] = [part for _, part in responses]
+
+
+# Argument values a flat copy can share (see plain_arguments).
+_FLAT = frozenset((str, int, float, bool, type(None)))
+
+
 class GeminiProvider(Provider):
     """The Gemini API wire format (``contents`` / ``parts``, REST camelCase)."""
 
@@ -652,6 +767,24 @@ class GeminiProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> Conversion:
         """Format ``messages`` (and ``tools``) as a generateContent body; list every loss."""
+        fast = _fast_contents(messages)
+        if fast is not None:
+            system, contents = fast
+            body: dict[str, Any] = {}
+            if system:
+                body["systemInstruction"] = {"parts": system}
+            body["contents"] = contents
+            if not tools:
+                return Conversion(body)
+            losses = Losses()
+            body["tools"] = [{"functionDeclarations": _declarations(tools, losses)}]
+            return Conversion(body, tuple(losses.items))
+        return self._convert(messages, tools)
+
+    def _convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
+        """The general path of ``convert``: any conversation, with its losses."""
         losses = Losses()
         b = _Builder(losses)
         system: list[Any] = []
