@@ -137,6 +137,17 @@ def _plain(args: Mapping[str, Any]) -> dict[str, Any]:
 
 _STOP_REASONS: Final = frozenset(("stop", "load", "unload"))
 
+# The classes convert() writes out inline (see there), and their wire roles.
+_FAST_ROLES: Final[dict[type, str]] = {
+    UserMessage: "user",
+    AssistantMessage: "assistant",
+    SystemMessage: "system",
+    ToolCallMessage: "assistant",
+    ToolResultMessage: "tool",
+}
+_FAST_TYPES: Final = frozenset(_FAST_ROLES)
+_DERIVED_LEN: Final = len(DERIVED_ID_PREFIX) + 24  # see is_derived_id
+
 
 def _finish(done_reason: str | None, has_calls: bool) -> FinishReason:
     # "load" / "unload": a request that only loaded or unloaded the model ended normally.
@@ -277,6 +288,57 @@ class OllamaProvider(Provider):
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
+            # hot path: the usual messages (exact classes, str content, no name,
+            # metadata or extras, no opaque call state) written out inline; anything
+            # else takes the general branches below, which give the same result
+            t = type(m)
+            if t in _FAST_TYPES and m._aux is None:
+                c = m.content
+                if t is ToolCallMessage:
+                    if c is None or type(c) is str:
+                        wire: list[dict[str, Any]] = []
+                        for j, tc in enumerate(m.tool_calls):
+                            if tc.extras:
+                                break
+                            cid = tc.id
+                            names[cid] = tc.name
+                            args = tc.arguments
+                            for v in args.values():
+                                if v.__class__ not in _SCALARS:
+                                    plain: dict[str, Any] = thaw(args)
+                                    break
+                            else:
+                                plain = dict(args)
+                            fn = {"index": j, "name": tc.name, "arguments": plain}
+                            wire.append(
+                                {"function": fn}
+                                if cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN
+                                else {"id": cid, "function": fn}
+                            )
+                        else:
+                            out.append(
+                                {"role": "assistant", "content": c or "", "tool_calls": wire}
+                            )
+                            continue
+                elif type(c) is str:
+                    if t is ToolResultMessage:
+                        if not m.is_error:
+                            d: dict[str, Any] = {"role": "tool"}
+                            call_id = m.tool_call_id
+                            if not (
+                                call_id.startswith(DERIVED_ID_PREFIX)
+                                and len(call_id) == _DERIVED_LEN
+                            ):
+                                d["tool_call_id"] = call_id
+                            name = m.tool_name or names.get(call_id)
+                            if name:
+                                d["tool_name"] = name
+                            d["content"] = c
+                            out.append(d)
+                            continue
+                    else:
+                        out.append({"role": _FAST_ROLES[t], "content": c})
+                        continue
             try:
                 role = m.role
             except AttributeError:
