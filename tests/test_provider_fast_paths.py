@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from messages import (
     AssistantMessage,
+    DeveloperMessage,
     Message,
     SystemMessage,
     ToolCall,
@@ -159,3 +160,72 @@ def test_ollama_plain_conversation_matches(monkeypatch: pytest.MonkeyPatch) -> N
 def test_ollama_generated_conversations_match(ms: list[Message]) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         _same_ollama(ms, monkeypatch)
+
+
+# -- every provider: subclasses (which skip every inline branch) format like their base ---
+
+
+class _System(SystemMessage):
+    __slots__ = ()
+
+
+class _Developer(DeveloperMessage):
+    __slots__ = ()
+
+
+class _User(UserMessage):
+    __slots__ = ()
+
+
+class _Assistant(AssistantMessage):
+    __slots__ = ()
+
+
+class _Calls(ToolCallMessage):
+    __slots__ = ()
+
+
+class _Result(ToolResultMessage):
+    __slots__ = ()
+
+
+_SUB = {
+    SystemMessage: _System,
+    DeveloperMessage: _Developer,
+    UserMessage: _User,
+    AssistantMessage: _Assistant,
+    ToolCallMessage: _Calls,
+    ToolResultMessage: _Result,
+}
+
+
+def _as_subclass(m: Message) -> Message:
+    sub: Any = object.__new__(_SUB[type(m)])
+    sub.__setstate__(m.__getstate__())
+    return sub  # type: ignore[no-any-return]
+
+
+ALL = ("openai", "groq", "vllm", "ollama", "anthropic", "gemini")
+
+
+def _same_as_subclasses(name: str, ms: list[Message]) -> None:
+    p = get_provider(name)
+    subs = [_as_subclass(m) for m in ms]
+    assert [type(s).__mro__[1] for s in subs] == [type(m) for m in ms]
+    inline, general = p.convert(ms), p.convert(subs)
+    assert inline.body == general.body
+    assert inline.losses == general.losses
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_plain_conversation_formats_like_its_subclass_copy(name: str) -> None:
+    _same_as_subclasses(name, plain())
+
+
+@pytest.mark.parametrize("name", ALL)
+@settings(max_examples=80, deadline=None)
+@given(ms=st.one_of(conversations(), any_sequences(), st.lists(any_messages, max_size=8)))
+def test_generated_conversations_format_like_their_subclass_copies(
+    name: str, ms: list[Message]
+) -> None:
+    _same_as_subclasses(name, ms)

@@ -597,7 +597,32 @@ class ChatCompletionsProvider(Provider):
                 else:
                     out.append(self._user(m, i, losses, own))
             elif role is _ASSISTANT:
-                out.append(self._assistant(m, i, losses, own))
+                c = m.content
+                if own is not EMPTY or not (c is None or c.__class__ is str):
+                    out.append(self._assistant(m, i, losses, own))
+                elif m.__class__ is ToolCallMessage:
+                    # hot path: _assistant's usual tool-call turn written out
+                    calls = m.tool_calls
+                    for tc in calls:
+                        if tc.extras:
+                            call_state_losses(calls, self.name, i, losses)
+                            break
+                    wire = [
+                        {
+                            "id": tc.id,
+                            "type": "function",
+                            "function": {
+                                "name": tc.name,
+                                "arguments": tc.arguments_json if tc._raw is None else tc._raw,
+                            },
+                        }
+                        for tc in calls
+                    ]
+                    out.append({"role": "assistant", "content": c or None, "tool_calls": wire})
+                elif m.__class__ is AssistantMessage:
+                    out.append({"role": "assistant", "content": c})
+                else:
+                    out.append(self._assistant(m, i, losses, own))
             elif role is _TOOL:
                 c = m.content
                 if aux is not None and aux[0] is not None:
@@ -610,7 +635,7 @@ class ChatCompletionsProvider(Provider):
                 if extra:
                     moved = extra if moved is None else moved + extra
             elif role is _SYSTEM:
-                out.append({"role": "system", "content": m.text})
+                out.append({"role": "system", "content": m.content})  # always a str
             elif role is _DEVELOPER:
                 if self.developer_role:
                     out.append({"role": "developer", "content": m.text})
