@@ -657,9 +657,11 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
     system: list[Any] = []
     out: list[dict[str, Any]] = []
     role = ""  # the role of out[-1]
-    # the function responses of an open user content, (call position, part), and
-    # whether they arrived out of call order (the general path sorts them)
-    responses: list[tuple[int, Any]] | None = None
+    # the function responses of an open user content, the call position of the
+    # last one, and whether they arrived out of call order (then they are sorted,
+    # as the general path does)
+    responses: list[Any] | None = None
+    last = 0
     unsorted = False
     calls: dict[str, tuple[int, ToolCall]] = {}  # the calls of the last model content ...
     answered: set[str] = set()  # ... and those already answered
@@ -686,22 +688,22 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
                 }
             }
             if role != "user":
-                if responses is not None:
-                    _close_responses(out, responses, unsorted)
-                responses = [(position, part)]
+                responses = [part]
                 unsorted = False
-                out.append({"role": "user", "parts": None})
+                out.append({"role": "user", "parts": responses})
                 role = "user"
             elif responses is None:  # the user content holds a text message
                 return None
             else:
-                if position < responses[-1][0]:
+                if position < last:
                     unsorted = True
-                responses.append((position, part))
+                responses.append(part)
+            last = position
             continue
-        if responses is not None:
-            _close_responses(out, responses, unsorted)
-            responses = None
+        if unsorted:
+            _sort_responses(responses, calls)  # type: ignore[arg-type]
+            unsorted = False
+        responses = None
         if t is ToolCallMessage:
             content = m.content  # type: ignore[attr-defined]
             if role == "model" or (content is not None and type(content) is not str):
@@ -738,18 +740,14 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
                 system.append({"text": m.content})  # type: ignore[attr-defined]
         else:
             return None
-    if responses is not None:
-        _close_responses(out, responses, unsorted)
+    if unsorted:
+        _sort_responses(responses, calls)  # type: ignore[arg-type]
     return system, out
 
 
-def _close_responses(
-    out: list[dict[str, Any]], responses: list[tuple[int, Any]], unsorted: bool
-) -> None:
-    """Write the function responses of the last user content, in call order."""
-    if unsorted:
-        responses.sort(key=_item0)
-    out[-1]["parts"] = [part for _, part in responses]
+def _sort_responses(responses: list[Any], calls: dict[str, tuple[int, ToolCall]]) -> None:
+    """Put the function responses of a user content in call order (the sort is stable)."""
+    responses.sort(key=lambda part: calls[part["functionResponse"]["id"]][0])
 
 
 # Argument values a flat copy can share (see plain_arguments).
