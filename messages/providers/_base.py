@@ -309,8 +309,12 @@ def build_assistant(
 
 def derive_call_id(prefix: str, *parts: object) -> str:
     """A stable id for a tool call the wire left without one (same input, same id)."""
-    h = hashlib.sha256("\x1f".join(map(str, parts)).encode("utf-8", "surrogatepass"))
-    return f"{prefix}{h.hexdigest()[:24]}"
+    # hot path: str parts joined as they are (map(str) cost ~0.2 us of ~0.9)
+    text = "\x1f".join([p if p.__class__ is str else str(p) for p in parts])
+    return prefix + _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+_sha256 = hashlib.sha256
 
 
 def as_mapping(value: object, path: str) -> Mapping[str, Any]:
