@@ -632,13 +632,14 @@ def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     return items
 
 
-_SCALARS = frozenset((str, int, float, bool, type(None)))
+FLAT_VALUES = frozenset((str, int, float, bool, type(None)))
+"""Types of argument values a flat copy can share (the rest are thawed)."""
 
 
 def plain_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """``thaw(arguments)``; hot path: a flat object of scalars is one C copy (~0.2 us, thaw ~0.5)."""
     for v in arguments.values():
-        if v.__class__ not in _SCALARS:
+        if v.__class__ not in FLAT_VALUES:
             return thaw(arguments)  # type: ignore[no-any-return]
     return dict.copy(arguments)  # type: ignore[arg-type]  # always a FrozenDict
 

@@ -70,6 +70,7 @@ from .._tool_call import _Building as _BuildingCall
 from ..errors import DecodeError, ValidationError
 from ._base import (
     DROP_OTHER_REASONING,
+    FLAT_VALUES,
     GUARDED_ERRORS,
     KIND_SYSTEM,
     KIND_TOOL,
@@ -120,9 +121,6 @@ STOP_REASONS: dict[str, FinishReason] = {
     "refusal": FinishReason.CONTENT_FILTER,
 }
 
-# Argument values a flat copy can share (see plain_arguments).
-_FLAT = frozenset((str, int, float, bool, type(None)))
-
 # Other providers whose opaque state may sit in a message's or a call's extras.
 _OTHER_PROVIDERS = frozenset(("openai", "groq", "vllm", "ollama", "gemini", "openai_responses"))
 
@@ -165,35 +163,11 @@ class _Builder:
         self.answered: set[str] = set()
 
     def open(self, role: str, index: int) -> None:
-        prev = self.role
-        out = self.out
-        if prev is not None:
-            # hot path: close()'s usual case written out (a string or blocks, no tool
-            # results, nothing kept to interleave): one method call less per turn
-            if self.unknown or self.keys:
-                self.close()
-            else:
-                content: Any = self.results
-                if content:  # tool results go first
-                    if self.string is not None:
-                        self._flush_string()
-                    if self.blocks:
-                        content = content + self.blocks
-                    self.results = []
-                elif self.string is not None:
-                    content = self.string
-                    self.string = None
-                else:
-                    content = self.blocks
-                if content:
-                    out.append({"role": prev, "content": content})
-                    self.blocks = []
-                    self.pieces = 0
-                    self.role = None
-                else:
-                    self.close()
+        if self.role is not None:
+            self.close()
         self.role = role
         self.first = index
+        out = self.out
         if out and out[-1]["role"] == role:
             # The message in between was omitted (empty): keep merging.
             content = out.pop()["content"]
@@ -469,7 +443,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
                     return None
                 args = c.arguments
                 for v in args.values():
-                    if v.__class__ not in _FLAT:
+                    if v.__class__ not in FLAT_VALUES:
                         inp = thaw(args)
                         break
                 else:
@@ -570,29 +544,7 @@ class AnthropicProvider(Provider):
                 continue
             started = True
             if kind == KIND_TOOL:
-                call_id = m.tool_call_id  # type: ignore[attr-defined]
-                content = m.content  # type: ignore[attr-defined]
-                if b.role != "user":
-                    b.open("user", i)
-                if (
-                    own is EMPTY
-                    and type(content) is str
-                    and content
-                    and call_id in b.calls
-                    and call_id not in b.answered
-                ):
-                    # hot path: _tool_result's usual case (a paired text result in an
-                    # open user turn) written out
-                    b.answered.add(call_id)
-                    block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
-                    if m.is_error:  # type: ignore[attr-defined]
-                        block["is_error"] = True
-                    if b.string is not None:
-                        b._flush_string()
-                    b.results.append(block)
-                    b.pieces += 1
-                else:
-                    self._tool_result(m, i, b, own)  # type: ignore[arg-type]
+                self._tool_result(m, i, b, own)  # type: ignore[arg-type]
                 continue
             content = m.content  # type: ignore[attr-defined]
             if kind == KIND_USER:
@@ -625,20 +577,16 @@ class AnthropicProvider(Provider):
                         blocks = _blocks(content, _ASSISTANT_BLOCKS, f"messages[{i}]", losses)
                     for k, c in enumerate(calls):
                         # hot path: a call without extras is written inline
-                        if c.extras:
-                            blocks.append(_tool_use(c, i, k, losses))
-                        else:
-                            # hot path: plain_arguments inline (a flat object is one C copy)
-                            args = c.arguments
-                            for v in args.values():
-                                if v.__class__ not in _FLAT:
-                                    inp = thaw(args)
-                                    break
-                            else:
-                                inp = dict.copy(args)  # type: ignore[arg-type]  # a FrozenDict
-                            blocks.append(
-                                {"type": "tool_use", "id": c.id, "name": c.name, "input": inp}
-                            )
+                        blocks.append(
+                            {
+                                "type": "tool_use",
+                                "id": c.id,
+                                "name": c.name,
+                                "input": plain_arguments(c.arguments),
+                            }
+                            if not c.extras
+                            else _tool_use(c, i, k, losses)
+                        )
                         b.calls.add(c.id)
                     b.add_blocks(blocks)
             if own:

@@ -95,6 +95,7 @@ from ..errors import DecodeError, ValidationError
 from ._base import (
     DERIVED_ID_PREFIX,
     DROP_OTHER_REASONING,
+    FLAT_VALUES,
     GUARDED_ERRORS,
     KIND_SYSTEM,
     KIND_TOOL,
@@ -717,7 +718,7 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
                     return None
                 args = c.arguments
                 for v in args.values():
-                    if v.__class__ not in _FLAT:
+                    if v.__class__ not in FLAT_VALUES:
                         plain = thaw(args)
                         break
                 else:
@@ -748,10 +749,6 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
 def _sort_responses(responses: list[Any], calls: dict[str, tuple[int, ToolCall]]) -> None:
     """Put the function responses of a user content in call order (the sort is stable)."""
     responses.sort(key=lambda part: calls[part["functionResponse"]["id"]][0])
-
-
-# Argument values a flat copy can share (see plain_arguments).
-_FLAT = frozenset((str, int, float, bool, type(None)))
 
 
 class GeminiProvider(Provider):

@@ -45,6 +45,7 @@ from .._role import MessageRole
 from .._tool_call import InvalidToolCall, ToolCall
 from ..errors import DecodeError, ValidationError
 from ._base import (
+    FLAT_VALUES,
     GUARDED_ERRORS,
     ChatResponse,
     Conversion,
@@ -122,14 +123,11 @@ def sniff_image_type(data: str) -> str:
     return UNKNOWN_IMAGE_TYPE
 
 
-_SCALARS: Final = frozenset((str, int, float, bool, type(None)))
-
-
 def _plain(args: Mapping[str, Any]) -> dict[str, Any]:
     """Arguments as a plain dict. hot path: flat arguments (the usual case) skip the
     recursive thaw (~0.5 us a call)."""
     for v in args.values():
-        if v.__class__ not in _SCALARS:
+        if v.__class__ not in FLAT_VALUES:
             plain: dict[str, Any] = thaw(args)
             return plain
     return dict(args)
@@ -304,7 +302,7 @@ class OllamaProvider(Provider):
                             names[cid] = tc.name
                             args = tc.arguments
                             for v in args.values():
-                                if v.__class__ not in _SCALARS:
+                                if v.__class__ not in FLAT_VALUES:
                                     plain: dict[str, Any] = thaw(args)
                                     break
                             else:
