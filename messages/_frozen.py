@@ -26,6 +26,7 @@ __all__ = [
     "mutable_twin",
     "support_own_init",
     "thaw",
+    "twin_of",
 ]
 
 #: Nesting deeper than this is refused, so that no input can exhaust the stack.
@@ -222,6 +223,17 @@ def mutable_twin(cls: type) -> Any:
             "__doc__": f"{cls.__name__} while it is being built (never escapes a builder).",
         },
     )
+
+
+_TWINS: dict[type, Any] = {}
+
+
+def twin_of(cls: type) -> Any:
+    """The mutable twin of ``cls``, made on first use and kept (see ``mutable_twin``)."""
+    twin = _TWINS.get(cls)
+    if twin is None:
+        twin = _TWINS[cls] = mutable_twin(cls)
+    return twin
 
 
 _SHIMS: dict[type, type] = {}

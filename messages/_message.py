@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import _ids
-from ._frozen import EMPTY, FrozenDict, freeze_mapping, mutable_twin, support_own_init
+from ._frozen import _TWINS, EMPTY, FrozenDict, freeze_mapping, support_own_init, twin_of
 from ._ids import counter as _counter
 from ._ids import new_id as _new_id
 from ._ids import now as _now
@@ -932,23 +932,20 @@ _CONCRETE: frozenset[type] = frozenset(
         ToolResultMessage,
     )
 )
-_BUILDING: dict[type, Any] = {cls: mutable_twin(cls) for cls in _CONCRETE}
-_BUILD_SYSTEM = _BUILDING[SystemMessage]
-_BUILD_DEVELOPER = _BUILDING[DeveloperMessage]
-_BUILD_USER = _BUILDING[UserMessage]
-_BUILD_ASSISTANT = _BUILDING[AssistantMessage]
-_BUILD_TOOL_CALLS = _BUILDING[ToolCallMessage]
-_BUILD_TOOL_RESULT = _BUILDING[ToolResultMessage]
+_BUILDING: dict[type, Any] = _TWINS  # class -> its mutable twin (made on first use)
+_BUILD_SYSTEM = twin_of(SystemMessage)
+_BUILD_DEVELOPER = twin_of(DeveloperMessage)
+_BUILD_USER = twin_of(UserMessage)
+_BUILD_ASSISTANT = twin_of(AssistantMessage)
+_BUILD_TOOL_CALLS = twin_of(ToolCallMessage)
+_BUILD_TOOL_RESULT = twin_of(ToolResultMessage)
 
 
 def _building(cls: type) -> Any:
     """The mutable twin of a message class (made on first use for subclasses)."""
-    twin = _BUILDING.get(cls)
-    if twin is None:
-        if not (isinstance(cls, type) and issubclass(cls, Message)):
-            raise TypeError(f"{cls!r} is not a message class")
-        twin = _BUILDING[cls] = mutable_twin(cls)
-    return twin
+    if not (isinstance(cls, type) and issubclass(cls, Message)):
+        raise TypeError(f"{cls!r} is not a message class")
+    return twin_of(cls)
 
 
 def _restore(cls: type[M], state: dict[str, Any]) -> M:

@@ -14,9 +14,9 @@ from ._frozen import (
     EMPTY,
     FrozenDict,
     freeze_mapping,
-    mutable_twin,
     support_own_init,
     thaw,
+    twin_of,
 )
 from ._lazy import LazyModule
 from .errors import DecodeError, ValidationError
@@ -123,22 +123,14 @@ class ToolCall:
         if frozen is None:
             frozen = freeze_mapping(arguments, "arguments")
         ex = EMPTY if extras is None else freeze_mapping(extras, "extras")
-        if cls is ToolCall:
-            self = _new(_Building)
-            self.id = id
-            self.name = name
-            self.arguments = frozen
-            self.extras = ex
-            self._raw = raw
-            self.__class__ = ToolCall
-            return self  # type: ignore[no-any-return]
-        self = _new(cls)
-        _set_id(self, id)
-        _set_name(self, name)
-        _set_arguments(self, frozen)
-        _set_extras(self, ex)
-        _set_raw(self, raw)
-        return self
+        self = _new(_Building if cls is ToolCall else _twin_of(cls))
+        self.id = id
+        self.name = name
+        self.arguments = frozen
+        self.extras = ex
+        self._raw = raw
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Not zero-argument super(): slots=True makes a new class, unknown to the cell.
@@ -188,22 +180,14 @@ class ToolCall:
         raw: str | None,
     ) -> ToolCall:
         """Build without validation (decoders that already validated use this)."""
-        if cls is ToolCall:
-            self = _new(_Building)
-            self.id = id
-            self.name = name
-            self.arguments = arguments
-            self.extras = extras
-            self._raw = raw
-            self.__class__ = ToolCall
-            return self  # type: ignore[no-any-return]
-        built = _new(cls)
-        _set_id(built, id)
-        _set_name(built, name)
-        _set_arguments(built, arguments)
-        _set_extras(built, extras)
-        _set_raw(built, raw)
-        return built
+        self = _new(_Building if cls is ToolCall else _twin_of(cls))
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+        self.extras = extras
+        self._raw = raw
+        self.__class__ = cls
+        return self  # type: ignore[no-any-return]
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (
@@ -212,15 +196,13 @@ class ToolCall:
         )
 
 
-# Hot path: slot setters bound once; they bypass the frozen __setattr__.
-_set_id: Any = ToolCall.__dict__["id"].__set__
-_set_name: Any = ToolCall.__dict__["name"].__set__
-_set_arguments: Any = ToolCall.__dict__["arguments"].__set__
-_set_extras: Any = ToolCall.__dict__["extras"].__set__
+# The raw-arguments cache is filled on first read (arguments_json), past the frozen
+# __setattr__; building stores on a mutable twin (see _frozen.mutable_twin).
 _set_raw: Any = ToolCall.__dict__["_raw"].__set__
 _new = object.__new__
 _CONCRETE = frozenset((ToolCall,))
-_Building: Any = mutable_twin(ToolCall)
+_Building: Any = twin_of(ToolCall)
+_twin_of = twin_of
 
 
 @dataclass(frozen=True, slots=True)
