@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
-from .._frozen import EMPTY, FrozenDict, freeze, mutable_twin, thaw
+from .._frozen import EMPTY, FrozenDict, freeze, thaw, twin_of
 from .._message import (
     AssistantMessage,
     DeveloperMessage,
@@ -442,7 +442,7 @@ def _twin_if_fields(cls: type, names: tuple[str, ...]) -> Any:
 
     if tuple(f.name for f in dataclasses.fields(cls)) != names:
         return None
-    return mutable_twin(cls)
+    return twin_of(cls)
 
 
 _BuildingUsage = _twin_if_fields(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from .._frozen import EMPTY, FrozenDict, freeze, mutable_twin, thaw
+from .._frozen import EMPTY, FrozenDict, freeze, thaw, twin_of
 from .._json import loads
 from .._message import (
     AssistantMessage,
@@ -129,8 +129,8 @@ _NO_DELTAS: tuple[StreamDelta, ...] = ()
 # built on the classes' mutable twins (see _frozen.mutable_twin), as _message.py
 # does for messages.
 _new = object.__new__
-_BuildingDelta: Any = mutable_twin(StreamDelta)
-_BuildingCallDelta: Any = mutable_twin(ToolCallDelta)
+_BuildingDelta: Any = twin_of(StreamDelta)
+_BuildingCallDelta: Any = twin_of(ToolCallDelta)
 
 
 def stream_delta(kind: str, text: str) -> StreamDelta:
