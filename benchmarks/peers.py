@@ -92,7 +92,11 @@ class Ours:
 
 
 class Floor:
-    """Plain Python: slots classes, dict literals, json of plain dicts."""
+    """Plain Python: slots classes, dict literals, json of plain dicts.
+
+    Its to_json / from_json rows are timed as ``json.dumps`` of the plain dict equal
+    to our canonical dict and ``json.loads`` of our JSON text (see ``op_table``).
+    """
 
     name = "floor"
 
@@ -382,8 +386,23 @@ def op_table(systems: list[Any]) -> dict[str, dict[str, float | None]]:
         texts = {s.name: s.to_json(msgs[s.name]) for s in systems}
         run(f"to_dict {kind}", lambda s, m=msgs: lambda: s.to_dict(m[s.name]))
         run(f"from_dict {kind}", lambda s, d=dicts: lambda: s.from_dict(d[s.name]))
-        run(f"to_json {kind}", lambda s, m=msgs: lambda: s.to_json(m[s.name]))
-        run(f"from_json {kind}", lambda s, t=texts: lambda: s.from_json(t[s.name]))
+        # The floor of to_json / from_json is json.dumps of the plain dict equal to
+        # our canonical one, and json.loads of our very text (as issue 10 defines it).
+        ours = texts["messages"]
+        plain = json.loads(ours)
+
+        def dump(s: Any, m: dict[str, Any] = msgs, p: Any = plain) -> Op:
+            if s.name == "floor":
+                return lambda: json.dumps(p)
+            return lambda: s.to_json(m[s.name])
+
+        def load(s: Any, t: dict[str, Any] = texts, o: str = ours) -> Op:
+            if s.name == "floor":
+                return lambda: json.loads(o)
+            return lambda: s.from_json(t[s.name])
+
+        run(f"to_json {kind}", dump)
+        run(f"from_json {kind}", load)
     convs = {s.name: s.conversation() for s in systems}
     run(
         "6-message conversation to OpenAI chat format",
