@@ -99,7 +99,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, Union, overload
 
-from ._frozen import EMPTY, FrozenDict
+from ._frozen import EMPTY, FrozenDict, freeze_mapping
 from ._ids import UTC, stamp_text
 from ._json import json_type, loads
 from ._message import (
@@ -138,6 +138,7 @@ from ._part_codec import (
     _opt_str,
     _parse,
     _req_str,
+    _scan_once,
     _spread,
     _unexpected,
     part_from_dict,
@@ -145,10 +146,14 @@ from ._part_codec import (
     tool_call_from_dict,
     tool_call_to_dict,
 )
+from ._part_codec import (
+    _SCALARS as _FLAT_SCALARS,
+)
 from ._parts import ContentPart
 from ._registry import MessageRegistry, builtin_base, default_registry, has_tool_calls
 from ._streaming import ToolCallDelta
-from ._tool_call import ToolCall
+from ._tool_call import _KNOWN_NAMES, ToolCall
+from ._tool_call import _Building as _BuildingCall
 from ._tool_result import ToolResult
 from .errors import DecodeError, ValidationError
 
@@ -862,8 +867,56 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
                 _check_stamp_text(created)
             except ValueError:
                 return _dec_tool_call_message_general(cls, d)
-            # the general decoder reads the calls first too: same error, same path
-            calls = _dec_calls(tcs)
+            # the general decoder reads the calls first too: same error, same path.
+            # hot path: _dec_call's canonical shape written out for every call (no
+            # frame per call, no list); anything else, or any doubt, decodes the whole
+            # list through _dec_calls, which gives the same calls or the error
+            calls: Any = None
+            try:
+                out = []
+                for c in tcs:
+                    if c.__class__ is not dict:
+                        break
+                    cid = c["id"]
+                    fn = c["function"]
+                    cname = fn["name"]
+                    args = fn["arguments"]
+                    if not (
+                        cid.__class__ is str
+                        and cid
+                        and args.__class__ is str
+                        and cname.__class__ is str
+                        and cname in _KNOWN_NAMES
+                        and (len(c) == 2 or (len(c) == 3 and c.get("type") == "function"))
+                    ):
+                        break
+                    value, end = _scan_once(args, 0)
+                    if value.__class__ is not dict or end != len(args):
+                        break
+                    for v in value.values():
+                        if v.__class__ not in _FLAT_SCALARS:
+                            frozen = freeze_mapping(value, "")
+                            break
+                    else:  # keys from the scanner are always str
+                        frozen = FrozenDict(value) if value else EMPTY
+                    call = _new(_BuildingCall)
+                    call.id = cid
+                    call.name = cname
+                    call.arguments = frozen
+                    call.extras = EMPTY
+                    call._raw = args
+                    call.__class__ = ToolCall
+                    out.append(call)
+                else:
+                    n = len(out)
+                    if n == 1 or (
+                        out[1].id != out[0].id if n == 2 else len({c.id for c in out}) == n
+                    ):
+                        calls = tuple(out)
+            except Exception:  # any failure: _dec_calls reports it properly
+                pass
+            if calls is None:
+                calls = _dec_calls(tcs)
             aux: _Aux
             if metadata is None:
                 aux = None if name is None else (name, EMPTY, EMPTY)
@@ -1062,11 +1115,25 @@ def from_dict(d: Any, registry: MessageRegistry | None = None) -> Message | list
             role = d.get("role")
             if role.__class__ is str:
                 entry = reg._table.get(role)
-                if entry is not None and not entry[1]:
-                    cls = entry[0]
-                    dec = _DECODERS.get(cls)
-                    if dec is not None:
-                        return dec(cls, d)  # type: ignore[no-any-return]
+                if entry is not None:
+                    tried = entry[1]
+                    if not tried:
+                        cls = entry[0]
+                    elif len(tried) == 1 and tried[0][1] is has_tool_calls:
+                        # the built-in assistant entry: _decode's inline predicate
+                        tcs = d.get("tool_calls")
+                        if tcs.__class__ is list and tcs:
+                            cls = tried[0][0]
+                        elif tcs is None and d.get("function_call") is None:
+                            cls = entry[0]
+                        else:
+                            cls = None
+                    else:
+                        cls = None
+                    if cls is not None:
+                        dec = _DECODERS.get(cls)
+                        if dec is not None:
+                            return dec(cls, d)  # type: ignore[no-any-return]
             return _decode(d, reg)  # type: ignore[no-any-return]
         return _decode_any(d, reg, None)  # type: ignore[no-any-return]
     except DecodeError:
