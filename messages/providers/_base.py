@@ -324,6 +324,15 @@ def as_mapping(value: object, path: str) -> Mapping[str, Any]:
     raise DecodeError(f"expected an object, got {_type(value)}", path)
 
 
+def request_messages(body_or_list: object) -> tuple[Sequence[Any], str]:
+    """The ``messages`` of a chat request body (or the list itself) and their path prefix."""
+    if isinstance(body_or_list, Mapping):
+        return as_list(body_or_list.get("messages"), "messages"), "messages"
+    if isinstance(body_or_list, (list, tuple)):
+        return body_or_list, ""
+    raise DecodeError("expected a request body or a list of messages", "")
+
+
 def as_list(value: object, path: str) -> Sequence[Any]:
     """``value`` if it is a JSON array, else DecodeError at ``path``."""
     if isinstance(value, (list, tuple)):

@@ -70,6 +70,7 @@ from ._base import (
     make_usage,
     opt_int,
     opt_str,
+    request_messages,
 )
 
 if TYPE_CHECKING:
@@ -885,13 +886,7 @@ class ChatCompletionsProvider(Provider):
     @guarded()
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
         """Import a conversation written as a chat-completions request (or its ``messages``)."""
-        if isinstance(body_or_list, Mapping):
-            items = as_list(body_or_list.get("messages"), "messages")
-            prefix = "messages"
-        elif isinstance(body_or_list, (list, tuple)):
-            items, prefix = body_or_list, ""
-        else:
-            raise DecodeError("expected a request body or a list of messages", "")
+        items, prefix = request_messages(body_or_list)
         pairing = ToolPairing()
         out: list[Message] = []
         for i, raw in enumerate(items):

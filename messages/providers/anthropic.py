@@ -70,7 +70,6 @@ from .._tool_call import _Building as _BuildingCall
 from ..errors import DecodeError, ValidationError
 from ._base import (
     DROP_OTHER_REASONING,
-    FLAT_VALUES,
     GUARDED_ERRORS,
     KIND_SYSTEM,
     KIND_TOOL,
@@ -441,14 +440,14 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             for c in m.tool_calls:
                 if c.extras:
                     return None
-                args = c.arguments
-                for v in args.values():
-                    if v.__class__ not in FLAT_VALUES:
-                        inp = thaw(args)
-                        break
-                else:
-                    inp = dict.copy(args)  # type: ignore[arg-type]  # a FrozenDict
-                blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": inp})
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": c.id,
+                        "name": c.name,
+                        "input": plain_arguments(c.arguments),
+                    }
+                )
                 calls.add(c.id)
             out.append({"role": "assistant", "content": blocks})
             role = "assistant"

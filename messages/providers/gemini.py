@@ -95,7 +95,6 @@ from ..errors import DecodeError, ValidationError
 from ._base import (
     DERIVED_ID_PREFIX,
     DROP_OTHER_REASONING,
-    FLAT_VALUES,
     GUARDED_ERRORS,
     KIND_SYSTEM,
     KIND_TOOL,
@@ -716,14 +715,15 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
                 cid = c.id
                 if c.extras or (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
                     return None
-                args = c.arguments
-                for v in args.values():
-                    if v.__class__ not in FLAT_VALUES:
-                        plain = thaw(args)
-                        break
-                else:
-                    plain = dict.copy(args)  # type: ignore[arg-type]  # a FrozenDict
-                parts.append({"functionCall": {"id": cid, "name": c.name, "args": plain}})
+                parts.append(
+                    {
+                        "functionCall": {
+                            "id": cid,
+                            "name": c.name,
+                            "args": plain_arguments(c.arguments),
+                        }
+                    }
+                )
                 calls[cid] = (len(calls), c)
             out.append({"role": "model", "parts": parts})
             role = "model"
