@@ -14,9 +14,9 @@ target cannot be met by tuning; a bound below it shows what the checks cost.
   or copied from the wire's object, and an id derived where the wire has none)
   and the ChatResponse; beside ``to_dict`` of
   the same message, as the issues' target is written.
-* construct assistant with two tool calls: the two argument copies (deep
-  immutability), the clock read for ``created_at`` and the objects; beside the
-  plain ``__slots__`` classes of ``make bench-peers``.
+* construct assistant with two tool calls: three class calls, the two argument
+  copies (deep immutability), the clock read for ``created_at`` and the objects;
+  beside the plain ``__slots__`` classes of ``make bench-peers``.
 * ``from_json``: the scan of the text, the scans of the two argument strings, the
   copies and the objects; beside ``json.loads`` of the same text.
 
@@ -163,20 +163,39 @@ def _assistant() -> ToolCallMessage:
     )
 
 
+class _CallBound:
+    """``ToolCall(...)`` as a user writes it, doing only the mandated work: a class call
+    whose ``__new__`` copies the arguments and builds the call (returned as is)."""
+
+    def __new__(cls, cid: str, name: str, arguments: dict[str, Any]) -> ToolCall:  # type: ignore[misc]
+        call = _new(_CALL)
+        call.id = cid
+        call.name = name
+        call.arguments = FrozenDict(arguments)
+        call.extras = EMPTY
+        call._raw = None
+        call.__class__ = ToolCall
+        return call  # type: ignore[no-any-return]
+
+
+class _MessageBound:
+    """``ToolCallMessage(calls)`` doing only the mandated work: the clock read and the object."""
+
+    def __new__(cls, tool_calls: tuple[ToolCall, ...]) -> ToolCallMessage:  # type: ignore[misc]
+        m = _new(_MESSAGE)
+        m.tool_calls = tool_calls
+        m.content = None
+        m._aux = None
+        m._created = time_ns()
+        m._id = 0
+        m.__class__ = ToolCallMessage
+        return m  # type: ignore[no-any-return]
+
+
 def _assistant_bound() -> ToolCallMessage:
-    # the mandated work: copies of the caller's arguments, a clock read, the objects
-    calls = (
-        _call("call_1", "get_weather", FrozenDict(ARGS_1), None),
-        _call("call_2", "get_weather", FrozenDict(ARGS_2), None),
+    return _MessageBound(
+        (_CallBound("call_1", "get_weather", ARGS_1), _CallBound("call_2", "get_weather", ARGS_2))
     )
-    m = _new(_MESSAGE)
-    m.tool_calls = calls
-    m.content = None
-    m._aux = None
-    m._created = time_ns()
-    m._id = 0
-    m.__class__ = ToolCallMessage
-    return m  # type: ignore[no-any-return]
 
 
 def _floor() -> PlainToolCallMessage:
@@ -225,7 +244,7 @@ def assistant_rows() -> list[Row]:
     label = "construct assistant with 2 tool calls"
     return [
         (label, t["construct"], t["floor"], floor),
-        (f"{label}: copies, clock and objects alone", t["construct_bound"], t["floor"], floor),
+        (f"{label}: class calls, copies, clock alone", t["construct_bound"], t["floor"], floor),
         ("from_json of that message", t["from_json"], t["json.loads"], loads),
         (
             "from_json: scans, copies and objects alone",

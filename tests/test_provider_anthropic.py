@@ -764,6 +764,66 @@ def test_stream_thinking_signature_tools_and_unknown_blocks() -> None:
     ]
 
 
+def _server_tool_stream(*fragments: str) -> list[dict[str, Any]]:
+    block = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    return [
+        start(),
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": f},
+            }
+            for f in fragments
+        ),
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "pause_turn"}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+
+
+def test_streamed_server_tool_block_goes_back_as_the_response_has_it() -> None:
+    # After pause_turn the turn is sent back as it came: the streamed input of a
+    # server tool block is its ``input``, as in the non-streaming response.
+    acc = PROVIDER.stream()
+    for event in _server_tool_stream('{"query": ', '"paris"}'):
+        acc.feed(event)
+    streamed = acc.finish()
+    whole = PROVIDER.parse_response(
+        response(
+            [
+                {
+                    "type": "server_tool_use",
+                    "id": "srvtoolu_1",
+                    "name": "web_search",
+                    "input": {"query": "paris"},
+                }
+            ],  # fmt: skip
+            "pause_turn",
+        )
+    )
+    sent = PROVIDER.convert([Message.user("q"), streamed.message]).body["messages"][1]
+    assert sent["content"] == [
+        {
+            "type": "server_tool_use",
+            "id": "srvtoolu_1",
+            "name": "web_search",
+            "input": {"query": "paris"},
+        }  # fmt: skip
+    ]
+    assert sent == PROVIDER.convert([Message.user("q"), whole.message]).body["messages"][1]
+
+
+def test_streamed_server_tool_input_that_is_not_an_object_is_kept_raw() -> None:
+    acc = PROVIDER.stream()
+    for event in _server_tool_stream('{"query": "par'):
+        acc.feed(event)
+    unknown = acc.finish().message.extras["anthropic"]["unknown"][0]["value"]
+    assert unknown["input"] == {}
+    assert unknown["partial_json"] == '{"query": "par'
+
+
 @pytest.mark.parametrize(
     ("events", "path"),
     [

@@ -67,7 +67,7 @@ from .._parts import (
 from .._streaming import ToolCallDelta
 from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
 from .._tool_call import _Building as _BuildingCall
-from ..errors import DecodeError, ValidationError
+from ..errors import DecodeError, MessageError, ValidationError
 from ._base import (
     DROP_OTHER_REASONING,
     GUARDED_ERRORS,
@@ -1507,9 +1507,7 @@ class AnthropicStream(StreamAccumulator):
             elif kind == "tool_use":
                 _finish_call(block, index, parsed)
             else:
-                value = block.raw
-                if block.chunks:
-                    value = FrozenDict({**value, "partial_json": "".join(block.chunks)})
+                value = _streamed_block(block)
                 kind_name = value.get("type")
                 parsed.unknown.append(
                     FrozenDict(
@@ -1549,6 +1547,30 @@ class AnthropicStream(StreamAccumulator):
             provider_finish_reason=stop,
             id=self._id,
         )
+
+
+def _streamed_block(block: _Block) -> FrozenDict:
+    """An unknown block as the non-streaming response would carry it.
+
+    A block with input (``server_tool_use``, ``mcp_tool_use`` and those added later)
+    streams it as ``input_json_delta`` fragments; they are joined and parsed into
+    ``input``, so the block goes back to the API as it came (after ``pause_turn``
+    it must). Fragments that are not a JSON object are kept as ``partial_json``
+    beside the start's input: nothing is guessed, nothing dropped.
+    """
+    value = block.raw
+    if not block.chunks:
+        return value
+    text = "".join(block.chunks)
+    if not text.strip():
+        return value
+    try:
+        parsed = loads(text)
+        if type(parsed) is dict:
+            return FrozenDict({**value, "input": freeze(parsed, "input")})
+    except MessageError:
+        pass
+    return FrozenDict({**value, "partial_json": text})
 
 
 def _finish_call(block: _Block, index: int, parsed: _Parsed) -> None:
