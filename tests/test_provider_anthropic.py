@@ -220,6 +220,73 @@ CASES: list[tuple[str, list[Message], dict[str, Any], list[str]]] = [
         ["messages[1]"],
     ),
     (
+        "whitespace-only text is never sent (the API rejects it)",
+        [
+            Message.system(" \n"),
+            Message.user([TextPart("\t"), TextPart("x")]),
+            Message.assistant("\u3000"),
+            Message.user("  "),
+            Message.assistant("ok"),
+        ],
+        {
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "x"}]},
+                {"role": "assistant", "content": "ok"},
+            ]
+        },
+        [
+            "messages[0].content",
+            "messages[1].content[0]",
+            "messages[2].content",
+            "messages[3].content",
+            "messages[2]",
+        ],
+    ),
+    (
+        "a final assistant turn loses its trailing whitespace (the API rejects it)",
+        [Message.user("q"), Message.assistant("The answer is \n")],
+        {
+            "messages": [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": "The answer is"},
+            ]
+        },
+        ["messages[1].content"],
+    ),
+    (
+        "trailing whitespace is kept where the turn is not the last",
+        [
+            Message.user("q "),
+            Message.assistant([TextPart("a"), TextPart("b\n")]),
+            Message.user("more"),
+        ],
+        {
+            "messages": [
+                {"role": "user", "content": "q "},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b\n"}],
+                },
+                {"role": "user", "content": "more"},
+            ]
+        },
+        [],
+    ),
+    (
+        "a final turn's last text block loses its trailing whitespace",
+        [Message.user("q"), Message.assistant([TextPart("a "), TextPart("b ")])],
+        {
+            "messages": [
+                {"role": "user", "content": "q"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "a "}, {"type": "text", "text": "b"}],
+                },
+            ]
+        },
+        ["messages[1].content"],
+    ),
+    (
         "images by base64, url and data: url; detail is lost",
         [
             Message.user(
@@ -799,7 +866,7 @@ def test_streamed_server_tool_block_goes_back_as_the_response_has_it() -> None:
                     "name": "web_search",
                     "input": {"query": "paris"},
                 }
-            ],  # fmt: skip
+            ],
             "pause_turn",
         )
     )
@@ -810,7 +877,7 @@ def test_streamed_server_tool_block_goes_back_as_the_response_has_it() -> None:
             "id": "srvtoolu_1",
             "name": "web_search",
             "input": {"query": "paris"},
-        }  # fmt: skip
+        }
     ]
     assert sent == PROVIDER.convert([Message.user("q"), whole.message]).body["messages"][1]
 
@@ -992,3 +1059,10 @@ def test_formatted_requests_are_well_formed(kinds: list[str]) -> None:
                 assert len(results) == len(set(results))
                 kinds_in = [b["type"] for b in content]
                 assert kinds_in[: len(results)] == ["tool_result"] * len(results)
+
+
+def test_whitespace_set_is_what_str_isspace_accepts() -> None:
+    from messages.providers import anthropic
+
+    every = {chr(c) for c in range(0x110000) if chr(c).isspace()}
+    assert every == anthropic._SPACES

@@ -246,12 +246,55 @@ class _Builder:
         self.pieces = 0
 
 
+def _strip_final(turn: dict[str, Any], path: str, losses: Losses) -> None:
+    """Strip the trailing whitespace of a request's final assistant turn (the API rejects it)."""
+    content = turn["content"]
+    if type(content) is str:
+        if content[-1] in _SPACES:
+            turn["content"] = content.rstrip()
+        else:
+            return
+    else:
+        last = content[-1]
+        text = last.get("text") if last.get("type") == "text" else None
+        if type(text) is not str or not text or text[-1] not in _SPACES:
+            return
+        content[-1] = {**last, "text": text.rstrip()}
+    losses.add(
+        path,
+        "trailing whitespace of the final assistant turn",
+        "stripped: Anthropic rejects a final assistant turn that ends in whitespace",
+    )
+
+
 def _first(item: tuple[int, Any]) -> int:
     return item[0]
 
 
+# Every character str.isspace() accepts (a test holds the two equal): the API
+# rejects text that has nothing else ("text content blocks must contain
+# non-whitespace text") and a final assistant turn that ends in one.
+_SPACES = frozenset(
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_BLANK_RULE = "dropped: Anthropic rejects text with nothing but whitespace"
+
+
+def _blank(text: str) -> bool:
+    """True for text of whitespace only (not for ""): what Anthropic rejects."""
+    # hot path: one set lookup decides nearly every text (its last character)
+    return bool(text) and text[-1] in _SPACES and text.isspace()
+
+
 def _text_block(p: TextPart, path: str, losses: Losses) -> Any:
-    return {"type": "text", "text": p.text} if p.text else None
+    text = p.text
+    if not text:
+        return None
+    if _blank(text):
+        losses.add(path, "whitespace-only text", _BLANK_RULE)
+        return None
+    return {"type": "text", "text": text}
 
 
 def _image_block(p: ImagePart, path: str, losses: Losses) -> Any:
@@ -392,8 +435,9 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
     paired text results, one message per turn. Those are formatted here with
     locals only (no builder, no per-turn open/close): ~0.75 -> ~0.45 us per
     message. Anything this does not handle exactly as ``convert``'s general path
-    would (a name or extras, parts, empty text, two messages in one turn, a
-    system message after the first turn, an unpaired result, a subclass) returns
+    would (a name or extras, parts, empty or whitespace-only text, a final
+    assistant turn ending in whitespace, two messages in one turn, a system
+    message after the first turn, an unpaired result, a subclass) returns
     None, and the general path formats the whole conversation instead; so the
     result is always the general path's, and tests hold the two to that.
     """
@@ -434,6 +478,8 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             content = m.content  # type: ignore[attr-defined]
             if role == "assistant" or (content is not None and type(content) is not str):
                 return None
+            if content and content[-1] in _SPACES and content.isspace():
+                return None
             blocks: list[Any] = [{"type": "text", "text": content}] if content else []
             calls = set()
             answered = set()
@@ -456,16 +502,25 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             r = "user" if t is UserMessage else "assistant"
             if type(content) is not str or not content or role == r:
                 return None
+            if content[-1] in _SPACES and content.isspace():
+                return None
             out.append({"role": r, "content": content})
             role = r
             results = None
         elif t is SystemMessage or t is DeveloperMessage:
             if out:
                 return None  # after the first turn: moved, with a Loss
-            if m.content:  # type: ignore[attr-defined]
-                system.append(m.content)  # type: ignore[attr-defined]
+            text = m.content  # type: ignore[attr-defined]
+            if text:
+                if text[-1] in _SPACES and text.isspace():
+                    return None
+                system.append(text)
         else:
             return None
+    if role == "assistant":
+        last = out[-1]["content"]
+        if type(last) is str and last[-1] in _SPACES:
+            return None  # the general path strips it, with a Loss
     return system, out
 
 
@@ -506,6 +561,7 @@ class AnthropicProvider(Provider):
         system_texts = 0  # system messages sent as plain text (one alone may be a string)
         system_kept = False  # blocks kept from a parsed request force the block form
         started = False
+        last_assistant = 0  # the last assistant message (a final turn's trailing space)
         # hot path: the bound get, hoisted; a method call on an imported name
         # compiles to LOAD_ATTR (a bound method made per call) in Python 3.11
         kind_get = MESSAGE_KINDS.get
@@ -537,6 +593,8 @@ class AnthropicProvider(Provider):
                 if kept and joined_text(kept) == text:
                     system.extend(thaw(kept))
                     system_kept = True
+                elif _blank(text):
+                    losses.add(f"messages[{i}].content", "whitespace-only text", _BLANK_RULE)
                 elif text:
                     system.append({"type": "text", "text": text})
                     system_texts += 1
@@ -546,6 +604,9 @@ class AnthropicProvider(Provider):
                 self._tool_result(m, i, b, own)  # type: ignore[arg-type]
                 continue
             content = m.content  # type: ignore[attr-defined]
+            if type(content) is str and content and content[-1] in _SPACES and content.isspace():
+                losses.add(f"messages[{i}].content", "whitespace-only text", _BLANK_RULE)
+                content = ""
             if kind == KIND_USER:
                 if b.role != "user":
                     b.open("user", i)
@@ -558,6 +619,7 @@ class AnthropicProvider(Provider):
                 else:
                     b.add_blocks(_blocks(content, _USER_BLOCKS, f"messages[{i}]", losses))
             else:
+                last_assistant = i
                 if b.role != "assistant":
                     b.open("assistant", i)
                 calls = m.tool_calls
@@ -591,6 +653,8 @@ class AnthropicProvider(Provider):
             if own:
                 self._add_unknown(b, own)
         b.close()
+        if b.out and b.out[-1]["role"] == "assistant":
+            _strip_final(b.out[-1], f"messages[{last_assistant}].content", losses)
         body: dict[str, Any] = {}
         if system:
             body["system"] = (
