@@ -1622,7 +1622,7 @@ def _streamed_block(block: _Block) -> FrozenDict:
     it must). Fragments that are not a JSON object are kept as ``partial_json``
     beside the start's input: nothing is guessed, nothing dropped.
     """
-    value = block.raw
+    value: FrozenDict = block.raw
     if not block.chunks:
         return value
     text = "".join(block.chunks)
