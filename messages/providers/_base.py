@@ -252,7 +252,12 @@ class Provider(ABC):
         strict: bool = False,
     ) -> dict[str, Any]:
         """The message part of a request body; each loss warns (or raises when ``strict``)."""
-        body, losses = self._format(messages, tools)
+        try:
+            body, losses = self._format(messages, tools)
+        except MessageError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise format_error(exc) from None
         if losses:
             if strict:
                 first = losses[0]
@@ -406,6 +411,27 @@ def guard_error(exc: BaseException, path: str = "") -> DecodeError:
     if isinstance(exc, RecursionError):
         return DecodeError("input nested too deeply", path)
     return DecodeError(f"malformed input ({type(exc).__name__})", path)
+
+
+def format_error(exc: BaseException) -> ValidationError:
+    """The ValidationError a formatter raises for ``exc`` (one of GUARDED_ERRORS).
+
+    Messages are validated when built, so what can still trip a formatter is
+    provider state kept in ``extras`` that was edited by hand or stored corrupt.
+    For formatters that write the guard out::
+
+        try:
+            ...
+        except MessageError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise format_error(exc) from None
+    """
+    if isinstance(exc, RecursionError):
+        return ValidationError("nested too deeply to format", "messages")
+    return ValidationError(
+        f"cannot format: malformed provider state in extras ({type(exc).__name__})", "messages"
+    )
 
 
 def guard(path: str = "") -> Any:
@@ -630,10 +656,19 @@ def joined_text(items: Any) -> str | None:
     return "".join(out)
 
 
+def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The well-formed ``unknown`` items of a provider's extras (others are ignored)."""
+    items = state.get("unknown")
+    if not isinstance(items, (list, tuple)):
+        return []
+    return [item for item in items if isinstance(item, Mapping)]
+
+
 def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     """The ``(index, keys)`` pairs kept under ``own["keys"]``, thawed; malformed ones skipped."""
     items = []
-    for item in own.get("keys", ()):
+    kept = own.get("keys")
+    for item in kept if isinstance(kept, (list, tuple)) else ():
         if isinstance(item, Mapping) and type(item.get("index")) is int:
             keys = item.get("keys")
             if isinstance(keys, Mapping):

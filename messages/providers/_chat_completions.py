@@ -63,9 +63,11 @@ from ._base import (
     as_list,
     as_mapping,
     derive_call_id,
+    format_error,
     guard_error,
     guarded,
     is_derived_id,
+    kept_unknown,
     make_response,
     make_usage,
     opt_int,
@@ -268,14 +270,6 @@ def call_state_losses(calls: Sequence[ToolCall], provider: str, index: int, loss
                     )
 
 
-def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The well-formed ``unknown`` items of a provider's extras (others are ignored)."""
-    items = state.get("unknown")
-    if not isinstance(items, (list, tuple)):
-        return []
-    return [item for item in items if isinstance(item, Mapping)]
-
-
 def reinsert_unknown(parts: list[dict[str, Any]], own: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Put this provider's kept unknown parts back at their original index."""
     items = [
@@ -384,6 +378,12 @@ def _freeze_extras(extras: Mapping[str, Any]) -> FrozenDict:
 #: The trusted fast builders of ``_base`` under the names this module has always exported.
 new_usage = make_usage
 new_response = make_response
+
+
+def _says_error(block: Mapping[str, Any]) -> bool:
+    """True if a tool message's first block is text that already says it is an error."""
+    text = block.get("text") if block.get("type") == "text" else None
+    return type(text) is str and text.lower().startswith("error")
 
 
 def check_unique_ids(calls: Sequence[ToolCall], path: str) -> None:
@@ -564,7 +564,12 @@ class ChatCompletionsProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> Conversion:
         """Format a request and list every loss instead of warning."""
-        body, losses = self._format(messages, tools)
+        try:
+            body, losses = self._format(messages, tools)
+        except MessageError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise format_error(exc) from None
         return Conversion(body, tuple(losses))
 
     def _format(
@@ -794,7 +799,7 @@ class ChatCompletionsProvider(Provider):
             losses.add(f"messages[{i}].is_error", "is_error flag", _IS_ERROR_RULE)
             if isinstance(content, str):
                 content = error_prefixed(content)
-            elif not content or not content[0]["text"].lower().startswith("error"):
+            elif not content or not _says_error(content[0]):
                 content = [{"type": "text", "text": _ERROR_PREFIX}, *content]
         d = {"role": "tool", "tool_call_id": m.tool_call_id, "content": content}
         return d, moved

@@ -86,10 +86,12 @@ from ._base import (
     decode_error,
     fast_list,
     fast_mapping,
+    format_error,
     freeze_decoded,
     guard_error,
     guarded,
     joined_text,
+    kept_unknown,
     key_items,
     kind_of,
     make_response,
@@ -406,8 +408,8 @@ def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping
     """This provider's extras; another provider's kept blocks are losses."""
     for key, value in extras.items():
         if key in _OTHER_PROVIDERS and isinstance(value, Mapping):
-            for item in value.get("unknown", ()):
-                kind = item.get("type") if isinstance(item, Mapping) else None
+            for item in kept_unknown(value):
+                kind = item.get("type")
                 losses.add(
                     path,
                     f"{key} {kind or 'unknown'} block",
@@ -419,8 +421,8 @@ def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping
 
 def _unknown_items(own: Mapping[str, Any], nested: bool) -> list[tuple[int, Any]]:
     items = []
-    for item in own.get("unknown", ()):
-        if not isinstance(item, Mapping) or bool(item.get("within")) != nested:
+    for item in kept_unknown(own):
+        if bool(item.get("within")) != nested:
             continue
         index = item.get("index")
         if type(index) is int and isinstance(item.get("value"), Mapping):
@@ -535,21 +537,30 @@ class AnthropicProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> Conversion:
         """Format ``messages`` (and ``tools``) as a Messages API body; list every loss."""
-        fast = _fast_body(messages)
-        if fast is not None:
-            system_texts, out = fast
-            body: dict[str, Any] = {}
-            if system_texts:
-                body["system"] = (
-                    system_texts[0]
-                    if len(system_texts) == 1
-                    else [{"type": "text", "text": text} for text in system_texts]
-                )
-            body["messages"] = out
-            if tools:
-                body["tools"] = self.format_tools(tools)
-            return Conversion(body, ())
-        return self._convert(messages, tools)
+        try:
+            fast = _fast_body(messages)
+            return self._convert(messages, tools) if fast is None else self._fast(fast, tools)
+        except MessageError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise format_error(exc) from None
+
+    def _fast(
+        self, fast: tuple[list[str], list[dict[str, Any]]], tools: Sequence[ToolDefinition]
+    ) -> Conversion:
+        """The body of a conversation ``_fast_body`` formatted (no losses)."""
+        system_texts, out = fast
+        body: dict[str, Any] = {}
+        if system_texts:
+            body["system"] = (
+                system_texts[0]
+                if len(system_texts) == 1
+                else [{"type": "text", "text": text} for text in system_texts]
+            )
+        body["messages"] = out
+        if tools:
+            body["tools"] = self.format_tools(tools)
+        return Conversion(body, ())
 
     def _convert(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
@@ -704,7 +715,7 @@ class AnthropicProvider(Provider):
                 block["content"] = inner
         if m.is_error:
             block["is_error"] = True
-        if own and "defaults" in own:
+        if own and isinstance(own.get("defaults"), Mapping):
             # Keys the parsed block spelled out with their default value; only
             # where the message leaves the key out, so they never override it.
             for key, value in own["defaults"].items():
@@ -1016,7 +1027,7 @@ def _parse_user(content: Any, path: str, out: list[Message]) -> None:
 
 def _merge_unknown(extras: Mapping[str, Any], unknown: list[FrozenDict]) -> FrozenDict:
     own = extras.get(NAME)
-    before = own.get("unknown", ()) if isinstance(own, Mapping) else ()
+    before = kept_unknown(own) if isinstance(own, Mapping) else ()
     merged = dict(extras)
     inner = dict(own) if isinstance(own, Mapping) else {}
     inner["unknown"] = tuple(before) + tuple(unknown)

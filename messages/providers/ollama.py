@@ -43,7 +43,7 @@ from .._message import (
 from .._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from .._role import MessageRole
 from .._tool_call import InvalidToolCall, ToolCall
-from ..errors import DecodeError, ValidationError
+from ..errors import DecodeError, MessageError, ValidationError
 from ._base import (
     GUARDED_ERRORS,
     ChatResponse,
@@ -58,6 +58,7 @@ from ._base import (
     as_list,
     as_mapping,
     derive_call_id,
+    format_error,
     guard_error,
     opt_int,
     opt_str,
@@ -271,6 +272,16 @@ class OllamaProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> Conversion:
         """Format a request and list every loss instead of warning."""
+        try:
+            return self._convert(messages, tools)
+        except MessageError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise format_error(exc) from None
+
+    def _convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
         losses = Losses()
         out: list[dict[str, Any]] = []
         names: dict[str, str] = {}
