@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -256,6 +257,33 @@ def test_is_error_with_parts_gets_a_leading_text_part() -> None:
     m = Message.tool_result("c1", [TextPart("boom")], is_error=True)
     content = P.convert([m]).body["messages"][0]["content"]
     assert content == [{"type": "text", "text": "Error: "}, {"type": "text", "text": "boom"}]
+
+
+def test_is_error_with_a_kept_unknown_part_first() -> None:
+    # An imported tool message whose first part is of a kind this package does
+    # not know keeps it in place; marked as an error later, it still formats.
+    ms = P.parse_messages(
+        [
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": [{"type": "x_future", "data": 1}, {"type": "text", "text": "boom"}],
+            },
+        ]
+    )
+    failed = dataclasses.replace(ms[1], is_error=True)
+    content = P.convert([ms[0], failed]).body["messages"][1]["content"]
+    assert content == [
+        {"type": "text", "text": "Error: "},
+        {"type": "x_future", "data": 1},
+        {"type": "text", "text": "boom"},
+    ]
 
 
 @pytest.mark.parametrize(
