@@ -378,6 +378,30 @@ def test_string_arguments_are_read_and_bad_ones_become_invalid_calls() -> None:
     assert info.value.path == "[0].tool_calls[1].function.arguments"
 
 
+def test_arguments_json_cannot_hold_and_repeated_ids_become_invalid_calls() -> None:
+    calls = [
+        {"function": {"name": "f", "arguments": {"x": float("inf")}}},
+        {"id": "c", "function": {"name": "f", "arguments": {"x": 1}}},
+        {"id": "c", "function": {"name": "g", "arguments": {"x": 2}}},
+    ]
+    body = {"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": calls}}
+    r = P.parse_response({**body, "done": True})
+    assert [(c.id, c.name) for c in r.tool_calls] == [("c", "f")]
+    assert [(c.name, c.raw_arguments) for c in r.invalid_tool_calls] == [
+        ("f", '{"x":Infinity}'),
+        ("g", '{"x":2}'),
+    ]
+    acc = P.stream()
+    acc.feed(body)
+    acc.feed({"model": "m", "message": {"role": "assistant", "content": ""}, "done": True})
+    streamed = acc.finish()
+    assert streamed.tool_calls == r.tool_calls
+    assert [(c.name, c.raw_arguments) for c in streamed.invalid_tool_calls] == [
+        ("f", '{"x":Infinity}'),
+        ("g", '{"x":2}'),
+    ]
+
+
 # -- streaming ------------------------------------------------------------------------
 
 

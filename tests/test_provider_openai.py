@@ -20,6 +20,7 @@ from messages import (
     TextPart,
     ToolCall,
     ToolDefinition,
+    ToolResultMessage,
     ValidationError,
 )
 from messages.providers import ChatResponse, FinishReason, LossWarning, Usage, get_provider
@@ -277,7 +278,9 @@ def test_is_error_with_a_kept_unknown_part_first() -> None:
             },
         ]
     )
-    failed = dataclasses.replace(ms[1], is_error=True)
+    result = ms[1]
+    assert isinstance(result, ToolResultMessage)
+    failed = dataclasses.replace(result, is_error=True)
     content = P.convert([ms[0], failed]).body["messages"][1]["content"]
     assert content == [
         {"type": "text", "text": "Error: "},
@@ -511,16 +514,44 @@ def test_the_exact_arguments_string_is_kept() -> None:
         ({"choices": [{"message": {"tool_calls": [{"id": 3, "function": {"name": "f"}}]}}]}, "choices[0].message.tool_calls[0].id"),
         ({"choices": [{"message": {}, "finish_reason": 1}]}, "choices[0].finish_reason"),
         ({"choices": [{"message": {}}], "usage": {"prompt_tokens": -1}}, "usage.prompt_tokens"),
-        ({"choices": [{"message": {"tool_calls": [
-            {"id": "a", "function": {"name": "f", "arguments": "{}"}},
-            {"id": "a", "function": {"name": "f", "arguments": "{}"}},
-        ]}}]}, "choices[0].message.tool_calls[1].id"),
     ],
 )  # fmt: skip
 def test_malformed_responses_name_the_path(body: Any, path: str) -> None:
     with pytest.raises(DecodeError) as info:
         P.parse_response(body)
     assert info.value.path == path
+
+
+@pytest.mark.parametrize("arguments", ['{"a":1}', '{"a":'])
+def test_a_repeated_call_id_is_an_invalid_call_and_the_rest_parses(arguments: str) -> None:
+    calls = [
+        {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "a", "type": "function", "function": {"name": "g", "arguments": arguments}},
+        {"id": "b", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+    ]
+    r = P.parse_response(_response({"content": "text", "tool_calls": calls}))
+    assert r.text == "text"
+    assert [(c.id, c.name) for c in r.tool_calls] == [("a", "f"), ("b", "f")]
+    [bad] = r.invalid_tool_calls
+    assert (bad.id, bad.name, bad.raw_arguments) == ("a", "g", arguments)
+    assert bad.error.startswith("choices[0].message.tool_calls")
+
+
+def test_an_arguments_object_json_cannot_hold_is_an_invalid_call() -> None:
+    # json.loads lets NaN through; such arguments are not a JSON object
+    calls = [
+        {
+            "id": "a",
+            "type": "function",
+            "function": {"name": "f", "arguments": {"x": float("nan")}},
+        },
+        {"id": "b", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}},
+    ]
+    r = P.parse_response(_response({"content": None, "tool_calls": calls}))
+    assert [c.id for c in r.tool_calls] == ["b"]
+    [bad] = r.invalid_tool_calls
+    assert (bad.id, bad.raw_arguments) == ("a", '{"x":NaN}')
+    assert "non-finite" in bad.error
 
 
 def test_decode_errors_never_contain_content() -> None:

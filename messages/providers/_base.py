@@ -656,6 +656,20 @@ def joined_text(items: Any) -> str | None:
     return "".join(out)
 
 
+def raw_json_text(value: Any) -> str:
+    """Compact JSON text of a decoded value, as an invalid call's raw arguments.
+
+    ``NaN`` and ``Infinity`` (which a lenient decoder lets through) are written as
+    such; a value JSON cannot write at all gives ``""``.
+    """
+    import json
+
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
 def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The well-formed ``unknown`` items of a provider's extras (others are ignored)."""
     items = state.get("unknown")

@@ -72,6 +72,7 @@ from ._base import (
     make_usage,
     opt_int,
     opt_str,
+    raw_json_text,
     request_messages,
 )
 
@@ -384,6 +385,31 @@ def _says_error(block: Mapping[str, Any]) -> bool:
     """True if a tool message's first block is text that already says it is an error."""
     text = block.get("text") if block.get("type") == "text" else None
     return type(text) is str and text.lower().startswith("error")
+
+
+def unique_calls(
+    calls: Sequence[ToolCall], path: str
+) -> tuple[Sequence[ToolCall], list[InvalidToolCall]]:
+    """``calls`` without the ones that repeat an earlier call's id, and those as invalid calls.
+
+    For responses: a repeated id cannot be answered apart from the first, so the
+    repeat goes to ``invalid_tool_calls`` (with its path) and the rest still parses.
+    """
+    n = len(calls)
+    if n < 2 or (n == 2 and calls[0].id != calls[1].id):  # hot path: no set
+        return calls, []
+    seen: set[str] = set()
+    kept: list[ToolCall] = []
+    repeated: list[InvalidToolCall] = []
+    for c in calls:
+        if c.id in seen:
+            repeated.append(
+                InvalidToolCall(c.id, c.name, c.arguments_json, f"{path}: a repeated tool call id")
+            )
+        else:
+            seen.add(c.id)
+            kept.append(c)
+    return kept, repeated
 
 
 def check_unique_ids(calls: Sequence[ToolCall], path: str) -> None:
@@ -1184,7 +1210,9 @@ def _calls(
                         continue
         break
     else:
-        check_unique_ids(calls, path)
+        if len(calls) > 1:
+            kept, repeated = unique_calls(calls, path)
+            return tuple(kept), tuple(repeated)
         return tuple(calls), ()
     calls = []
     invalid: list[InvalidToolCall] = []
@@ -1234,13 +1262,16 @@ def _calls(
                     f"{path}[{j}].function.arguments",
                 )
         except DecodeError as exc:
-            if raw_args is None:
+            if raw_args is None and not isinstance(args, Mapping):
                 raise
-            invalid.append(InvalidToolCall(call_id, name, raw_args, str(exc)))
+            # arguments that are not a JSON object (text), or an object holding
+            # what JSON cannot (NaN from a lenient decoder): an invalid call
+            raw = raw_args if raw_args is not None else raw_json_text(args)
+            invalid.append(InvalidToolCall(call_id, name, raw, str(exc)))
             continue
         calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
-    check_unique_ids(calls, path)
-    return tuple(calls), tuple(invalid)
+    kept, repeated = unique_calls(calls, path)
+    return tuple(kept), (*invalid, *repeated)
 
 
 _trusted_call = ToolCall._trusted
@@ -1587,7 +1618,10 @@ class ChatCompletionsStream(CountingStream):
     def finish(self) -> ChatResponse:
         """The response assembled from every chunk fed so far."""
         calls, invalid = self._acc.result(self._derive)
-        check_unique_ids(calls, "tool_calls")
+        if len(calls) > 1:
+            kept, repeated = unique_calls(calls, "tool_calls")
+            if repeated:
+                calls, invalid = tuple(kept), (*invalid, *repeated)
         raw = self._finish
         error = self._error
         if error is not None:

@@ -63,6 +63,7 @@ from ._base import (
     opt_int,
     opt_str,
     plain_arguments,
+    raw_json_text,
     request_messages,
 )
 from ._chat_completions import (
@@ -87,6 +88,7 @@ from ._chat_completions import (
     stream_delta,
     tool_call_delta,
     tool_name_ok,
+    unique_calls,
 )
 
 if TYPE_CHECKING:
@@ -198,7 +200,16 @@ def _calls(
             try:
                 frozen = freeze_mapping(args, "")
             except ValidationError:
-                frozen = freeze_arguments(args, args_path(path, j))
+                try:
+                    frozen = freeze_arguments(args, args_path(path, j))
+                except DecodeError as exc:
+                    if not lenient:
+                        raise
+                    # an object holding what JSON cannot (NaN from a lenient decoder)
+                    invalid.append(
+                        InvalidToolCall(call_id or None, name, raw_json_text(args), str(exc))
+                    )
+                    continue
         elif args is None:
             frozen = EMPTY
         elif type(args) is str:
@@ -509,7 +520,9 @@ class OllamaProvider(Provider):
         if raw_calls is not None:
             seed = f"{model}|{opt_str(b.get('created_at'), 'created_at')}"
             calls, invalid = _calls(raw_calls, "message.tool_calls", seed, 0, lenient=True)
-            check_unique_ids(calls, "message.tool_calls")
+            if len(calls) > 1:
+                kept, repeated = unique_calls(calls, "message.tool_calls")
+                calls, invalid = list(kept), invalid + repeated
         done_reason = b.get("done_reason")
         if done_reason.__class__ is not str:
             done_reason = opt_str(done_reason, "done_reason")
@@ -682,13 +695,16 @@ class OllamaStream(CountingStream):
     @guarded()
     def finish(self) -> ChatResponse:
         """The response assembled from every line fed so far."""
-        calls = self._calls
-        check_unique_ids(calls, "tool_calls")
+        calls: Sequence[ToolCall] = self._calls
+        invalid = self._invalid
+        if len(calls) > 1:
+            calls, repeated = unique_calls(calls, "tool_calls")
+            invalid = invalid + repeated
         error = self._error
         if error is not None:
             finish = FinishReason.ERROR
         elif self._done:
-            finish = _finish(self._done_reason, bool(calls or self._invalid))
+            finish = _finish(self._done_reason, bool(calls or invalid))
         else:
             finish = FinishReason.ERROR
             error = "stream ended before done: true (truncated)"
@@ -706,7 +722,7 @@ class OllamaStream(CountingStream):
             finish,
             self._usage,
             self._model,
-            tuple(self._invalid),
+            tuple(invalid),
             self._done_reason,
             None,
             None,
