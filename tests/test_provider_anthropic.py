@@ -1066,3 +1066,21 @@ def test_whitespace_set_is_what_str_isspace_accepts() -> None:
 
     every = {chr(c) for c in range(0x110000) if chr(c).isspace()}
     assert every == anthropic._SPACES
+
+
+def test_tool_input_json_cannot_hold_is_an_invalid_call_in_a_response() -> None:
+    # json.loads lets NaN through; the stream makes the same input an invalid call
+    blocks = [
+        {"type": "text", "text": "hi"},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {"x": float("nan")}},
+        {"type": "tool_use", "id": "t2", "name": "f", "input": {"x": 1}},
+    ]
+    r = PROVIDER.parse_response(response(blocks, "tool_use"))
+    assert r.text == "hi"
+    assert [c.id for c in r.tool_calls] == ["t2"]
+    [bad] = r.invalid_tool_calls
+    assert (bad.id, bad.raw_arguments) == ("t1", '{"x":NaN}')
+    assert bad.error.startswith("content[1].input")
+    with pytest.raises(DecodeError) as info:
+        PROVIDER.parse_messages([{"role": "assistant", "content": blocks}])
+    assert info.value.path == "[0].content[1].input.x"

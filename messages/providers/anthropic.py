@@ -100,6 +100,7 @@ from ._base import (
     opt_int,
     opt_str,
     plain_arguments,
+    raw_json_text,
     required_str,
 )
 
@@ -1125,7 +1126,17 @@ def _tool_call(blk: Mapping[str, Any], path: str, parsed: _Parsed, lenient: bool
         raw = args if type(args) is str else _dumps_or_empty(args)
         parsed.invalid.append(InvalidToolCall(call_id, name, raw, f"{problem[0]}: {problem[1]}"))
         return
-    frozen = freeze_decoded(args, f"{path}.input")
+    try:
+        frozen = freeze(args, f"{path}.input")
+    except ValidationError as exc:
+        if not lenient:
+            raise DecodeError(exc.message, exc.path) from None
+        # an object holding what JSON cannot (NaN from a lenient decoder), as the
+        # stream treats the same input: an invalid call, the rest still parses
+        parsed.invalid.append(
+            InvalidToolCall(call_id, name, raw_json_text(args), f"{exc.path}: {exc.message}")
+        )
+        return
     if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool takes the fast path
         _KNOWN_NAMES.add(name)
     parsed.calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, None))
