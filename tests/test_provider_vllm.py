@@ -240,3 +240,30 @@ def test_fuzz_mutated_fixtures_raise_only_decode_error(fixture: Any, mutation: A
     entry, data = fixture
     broken = mutate(data, *mutation)
     mutated_only_decode_error(P, entry, broken)
+
+
+_FLAT_ERROR = {
+    "object": "error",
+    "message": "This model's maximum context length is 4096 tokens.",
+    "type": "BadRequestError",
+    "param": None,
+    "code": 400,
+}
+
+
+def test_flat_error_body_is_an_error_response() -> None:
+    # vLLM's ErrorResponse (before it was wrapped as {"error": {...}})
+    r = get_provider("vllm").parse_response(_FLAT_ERROR)
+    assert r.finish_reason is FinishReason.ERROR
+    assert r.error == _FLAT_ERROR["message"]
+    assert r.message.metadata["error"]["code"] == 400
+
+
+def test_flat_error_in_a_stream_ends_it_with_an_error() -> None:
+    acc = get_provider("vllm").stream()
+    acc.feed({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "Hel"}}]})
+    acc.feed(_FLAT_ERROR)
+    acc.feed("[DONE]")  # type: ignore[arg-type]  # the SSE sentinel is passed over
+    r = acc.finish()
+    assert r.finish_reason is FinishReason.ERROR
+    assert (r.text, r.error) == ("Hel", _FLAT_ERROR["message"])

@@ -381,6 +381,9 @@ new_usage = make_usage
 new_response = make_response
 
 
+_DONE: object = "[DONE]"
+
+
 def _says_error(block: Mapping[str, Any]) -> bool:
     """True if a tool message's first block is text that already says it is an error."""
     text = block.get("text") if block.get("type") == "text" else None
@@ -851,8 +854,10 @@ class ChatCompletionsProvider(Provider):
             model = opt_str(model, "model")
         choices = b.get("choices")
         if choices.__class__ is not list or not choices:
-            if choices is None and b.get("error") is not None:
-                text, details = read_error(b["error"], "error")
+            if choices is None and (b.get("error") is not None or b.get("object") == "error"):
+                # {"error": {...}}, or vLLM's flat {"object": "error", "message": ...}
+                err = b.get("error")
+                text, details = read_error(b, "") if err is None else read_error(err, "error")
                 message = respond("", None, self.name, (), None, None, details)
                 return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
             if not as_list(choices, "choices"):
@@ -1452,6 +1457,8 @@ class ChatCompletionsStream(CountingStream):
         """Consume one chunk; returns the text, reasoning and tool-call deltas it carried."""
         # hot path: exact-type checks first; a path string is built only on failure.
         if type(event) is not dict:
+            if _DONE == event:  # the SSE end sentinel, if a caller passes it on
+                return _NO_DELTAS
             event = as_mapping(event, "")
         self._events += 1
         # Azure opens with a prompt-filter chunk whose model and id are "".
@@ -1483,6 +1490,8 @@ class ChatCompletionsStream(CountingStream):
                 self._finish = fr
         elif choices is None and "error" in event:
             self._set_error(event["error"], "error")
+        elif choices is None and event.get("object") == "error":
+            self._set_error(event, "")  # vLLM's flat ErrorResponse
         usage = event.get("usage")
         if usage is not None:
             self._usage = chat_usage(usage, "usage")
