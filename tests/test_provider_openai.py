@@ -12,13 +12,16 @@ from hypothesis import strategies as st
 
 from messages import (
     AudioPart,
+    ConversationHistory,
     DecodeError,
     FilePart,
     ImagePart,
     Message,
+    OrderingPolicy,
     ReasoningPart,
     TextPart,
     ToolCall,
+    ToolCallMessage,
     ToolDefinition,
     ToolResultMessage,
     ValidationError,
@@ -849,3 +852,37 @@ def test_custom_tool_calls_are_kept_as_invalid_calls() -> None:
     assert [c.id for c in r.tool_calls] == ["c2"]
     (bad,) = r.invalid_tool_calls
     assert (bad.id, bad.name, bad.raw_arguments) == ("c1", "grammar", "SELECT 1")
+
+
+def test_legacy_function_call_and_function_role_are_imported() -> None:
+    # Deprecated but still accepted by the API: one function_call per assistant
+    # turn, answered by a role "function" message naming the function.
+    ms = P.parse_messages(
+        [
+            {"role": "user", "content": "Weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "function_call": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+            },
+            {"role": "function", "name": "get_weather", "content": "18C"},
+            {"role": "assistant", "content": "18C in Paris."},
+        ]
+    )
+    call_turn, result = ms[1], ms[2]
+    assert isinstance(call_turn, ToolCallMessage) and isinstance(result, ToolResultMessage)
+    [call] = call_turn.tool_calls
+    assert (call.name, dict(call.arguments)) == ("get_weather", {"city": "Paris"})
+    assert call.arguments_json == '{"city": "Paris"}'
+    assert (result.tool_call_id, result.tool_name, result.text) == (call.id, "get_weather", "18C")
+    ConversationHistory(ms, policy=OrderingPolicy.lenient()).validate()
+    # formatted again in the current shape: tool_calls and a tool message
+    sent = P.convert(ms).body["messages"]
+    assert sent[1]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert sent[2] == {"role": "tool", "tool_call_id": call.id, "content": "18C"}
+
+
+def test_legacy_function_call_with_bad_arguments_names_the_path() -> None:
+    with pytest.raises(DecodeError) as info:
+        P.parse_messages([{"role": "assistant", "function_call": {"name": "f", "arguments": "{"}}])
+    assert info.value.path == "[0].function_call.arguments"

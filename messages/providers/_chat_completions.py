@@ -934,7 +934,8 @@ class ChatCompletionsProvider(Provider):
             decoder = _DECODERS.get(role)
             if decoder is None:
                 raise DecodeError(
-                    "unsupported role; expected system, developer, user, assistant or tool",
+                    "unsupported role; expected system, developer, user, assistant, tool"
+                    " or function",
                     f"{path}.role",
                 )
             try:
@@ -966,6 +967,11 @@ class ChatCompletionsProvider(Provider):
             own["refusal"] = refusal
         reasoning = _reasoning_of(m, path)
         calls = _request_calls(m.get("tool_calls"), f"{path}.tool_calls", i)
+        legacy = m.get("function_call")
+        if not calls and legacy is not None:
+            # The deprecated single ``function_call``: one call with a derived id,
+            # answered by the next ``role: "function"`` message of that name.
+            calls = (_request_legacy_call(legacy, f"{path}.function_call", i),)
         parts: list[ContentPart] = []
         if reasoning:
             parts.append(ReasoningPart(reasoning, provider=self.name))
@@ -988,6 +994,15 @@ class ChatCompletionsProvider(Provider):
             pairing.answer(call_id, None, i), content, name=_name(m, path), extras=extras
         )
 
+    def _decode_function(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        # The deprecated ``role: "function"`` result: it names the function, not a call id.
+        name = _req_str(m.get("name"), f"{path}.name")
+        content = m.get("content")
+        text = "" if content is None else _system_text(content, f"{path}.content")
+        return ToolResultMessage(pairing.answer(None, name, i), text, tool_name=name)
+
 
 _Decoder = Callable[[ChatCompletionsProvider, Mapping[str, Any], str, int, ToolPairing], Message]
 _DECODERS: dict[str, _Decoder] = {
@@ -996,6 +1011,7 @@ _DECODERS: dict[str, _Decoder] = {
     "user": ChatCompletionsProvider._decode_user,
     "assistant": ChatCompletionsProvider._decode_assistant,
     "tool": ChatCompletionsProvider._decode_tool,
+    "function": ChatCompletionsProvider._decode_function,
 }
 
 
@@ -1317,6 +1333,32 @@ def _custom_call(tc: Mapping[str, Any], path: str) -> InvalidToolCall:
     )
 
 
+def _request_legacy_call(raw: object, path: str, index: int) -> ToolCall:
+    """The deprecated ``function_call`` of a stored assistant message, with a derived id."""
+    fn = as_mapping(raw, path)
+    name = fn.get("name")
+    if type(name) is not str or _NAME_RE.fullmatch(name) is None:
+        raise DecodeError(
+            "tool name is required and must match ^[A-Za-z0-9_-]{1,64}$", f"{path}.name"
+        )
+    args = fn.get("arguments")
+    where = f"{path}.arguments"
+    raw_args: str | None = None
+    if type(args) is str:
+        raw_args = args
+        frozen = parse_arguments(args, where)
+    elif args is None:
+        frozen = EMPTY
+    elif isinstance(args, Mapping):
+        frozen = freeze_arguments(args, where)
+    else:
+        raise DecodeError(f"expected a JSON string, got {_json_type(args)}", where)
+    call_id = derive_call_id(
+        DERIVED_ID_PREFIX, "request", index, "function_call", name, raw_args or ""
+    )
+    return ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args)
+
+
 def _request_calls(raw: object, path: str, index: int) -> tuple[ToolCall, ...]:
     """Tool calls of a stored conversation: arguments must be valid (DecodeError otherwise)."""
     if raw is None:
@@ -1457,7 +1499,7 @@ class ChatCompletionsStream(CountingStream):
         """Consume one chunk; returns the text, reasoning and tool-call deltas it carried."""
         # hot path: exact-type checks first; a path string is built only on failure.
         if type(event) is not dict:
-            if _DONE == event:  # the SSE end sentinel, if a caller passes it on
+            if event == _DONE:  # the SSE end sentinel, if a caller passes it on
                 return _NO_DELTAS
             event = as_mapping(event, "")
         self._events += 1
