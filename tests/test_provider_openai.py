@@ -382,6 +382,43 @@ def test_non_strict_tool_is_sent_as_written() -> None:
     assert wire["function"]["parameters"] == WEATHER
 
 
+@pytest.mark.parametrize(
+    ("prop", "strict"),
+    [
+        ({"type": "string"}, True),
+        ({"type": "object", "properties": {"a": {"type": "integer"}}}, True),
+        ({"type": "array", "items": {"type": "string"}}, True),
+        ({"anyOf": [{"type": "string"}, {"type": "null"}]}, True),
+        ({"enum": ["a", "b"]}, True),
+        ({"type": "object", "additionalProperties": {"type": "string"}}, False),  # dict[str, str]
+        ({"type": "object"}, True),  # closed by the strict definition itself, as everywhere
+        ({}, False),  # Any
+        ({"description": "anything"}, False),
+        ({"type": "array", "items": {}}, False),  # list[Any]
+        ({"anyOf": [{}, {"type": "null"}]}, False),
+    ],
+)
+def test_a_schema_strict_mode_cannot_express_goes_non_strict_with_a_loss(
+    prop: dict[str, Any], strict: bool
+) -> None:
+    # Strict mode closes every object and needs every value typed; closing a map
+    # or typing an Any would change what the model may send.
+    schema = {"type": "object", "properties": {"x": prop}, "required": ["x"]}
+    tool = ToolDefinition("f", "F.", schema, strict=True)
+    conversion = P.convert([Message.user("q")], [tool])
+    fn = conversion.body["tools"][0]["function"]
+    assert fn["strict"] is strict
+    if strict:
+        assert conversion.losses == ()
+    else:
+        assert fn["parameters"] == tool.wire_parameters()  # as the definition says
+        assert [loss.path for loss in conversion.losses] == ["tools[0]"]
+        with pytest.warns(LossWarning, match=r"tools\[0\]"):
+            P.format_tools([tool])
+        with pytest.raises(ValidationError):
+            P.format_request([Message.user("q")], [tool], strict=True)
+
+
 def test_strict_schema_leaves_enum_and_default_values_alone() -> None:
     schema = {
         "type": "object",

@@ -14,6 +14,7 @@ canonical message list (``messages[3].content[1]``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -56,6 +57,7 @@ from ._base import (
     FinishReason,
     Loss,
     Losses,
+    LossWarning,
     Provider,
     StreamAccumulator,
     StreamDelta,
@@ -502,6 +504,40 @@ def openai_strict_schema(schema: Any) -> Any:
     return out
 
 
+_SCHEMA_WORDS: Final = frozenset(("type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"))
+
+
+def strict_expressible(schema: Any, depth: int = 0) -> bool:
+    """False when OpenAI strict mode cannot express ``schema`` without changing it.
+
+    Strict mode closes every object and needs every value typed, so a map (an
+    object whose ``additionalProperties`` is a schema or true, or an object
+    without ``properties``) and an untyped schema (``{}``, from ``Any``) cannot
+    be sent strict.
+    """
+    if not isinstance(schema, Mapping) or depth > 64:
+        return True
+    if not any(word in schema for word in _SCHEMA_WORDS):
+        return False  # {} or only annotations: any value
+    extra = schema.get("additionalProperties")
+    if extra is True or isinstance(extra, Mapping):
+        return False
+    if schema.get("type") == "object" and not schema.get("properties") and extra is not False:
+        return False
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            subs: Any = value.values()
+        elif key in _SCHEMA_LISTS and isinstance(value, (list, tuple)):
+            subs = value
+        elif key in _SCHEMA_ONE:
+            subs = (value,)
+        else:
+            continue
+        if not all(strict_expressible(v, depth + 1) for v in subs):
+            return False
+    return True
+
+
 def _nullable(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
@@ -534,12 +570,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def function_tools(tools: Sequence[ToolDefinition], openai_strict: bool) -> list[dict[str, Any]]:
+def function_tools(
+    tools: Sequence[ToolDefinition], openai_strict: bool, losses: Losses | None = None
+) -> list[dict[str, Any]]:
     """Tools in the ``{"type": "function", "function": {...}}`` shape.
 
     ``openai_strict``: a strict definition also gets ``"strict": true`` and the
-    strict-mode schema rules (see :func:`openai_strict_schema`). Elsewhere a
-    strict definition is sent with its closed schema and no ``strict`` key.
+    strict-mode schema rules (see :func:`openai_strict_schema`), unless its schema
+    has what strict mode cannot express (a map: an object whose
+    ``additionalProperties`` is a schema, an object without properties, or a
+    schema without a type, such as ``Any``): closing it would change what the
+    model may send, so it goes with ``"strict": false``, a loss in ``losses``.
+    Elsewhere a strict definition is sent with its closed schema and no ``strict`` key.
     """
     out: list[dict[str, Any]] = []
     for k, tool in enumerate(tools):
@@ -551,8 +593,17 @@ def function_tools(tools: Sequence[ToolDefinition], openai_strict: bool) -> list
                 "parameters": params,
             }
             if openai_strict and tool.strict:
-                fn["parameters"] = openai_strict_schema(params)
-                fn["strict"] = True
+                if strict_expressible(params):
+                    fn["parameters"] = openai_strict_schema(params)
+                    fn["strict"] = True
+                else:
+                    fn["strict"] = False
+                    if losses is not None:
+                        losses.add(
+                            f"tools[{k}]",
+                            "strict mode for a schema with open objects or untyped values",
+                            "sent with strict false: OpenAI strict mode closes every object",
+                        )
         except AttributeError:
             raise ValidationError(
                 f"expected a ToolDefinition, got {type(tool).__name__}", f"tools[{k}]"
@@ -586,8 +637,12 @@ class ChatCompletionsProvider(Provider):
     # -- formatting -----------------------------------------------------------------
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-        """The ``tools`` part of a request."""
-        return function_tools(tools, self.strict_tools)
+        """The ``tools`` part of a request (each loss warns, as in ``format_request``)."""
+        losses = Losses()
+        out = function_tools(tools, self.strict_tools, losses)
+        for loss in losses.items:
+            warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=2)
+        return out
 
     def convert(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
@@ -690,7 +745,7 @@ class ChatCompletionsProvider(Provider):
             out.append({"role": "user", "content": moved})
         body: dict[str, Any] = {"messages": out}
         if tools:
-            body["tools"] = self.format_tools(tools)
+            body["tools"] = function_tools(tools, self.strict_tools, losses)
         return body, losses.items
 
     def _user(
