@@ -26,6 +26,7 @@ from messages import (
     ToolResultMessage,
     ValidationError,
 )
+from messages._repair import UNANSWERED_TEXT
 from messages.providers import ChatResponse, FinishReason, LossWarning, Usage, get_provider
 from messages.providers._base import build_assistant
 from messages.providers._chat_completions import (
@@ -180,11 +181,14 @@ def test_name_is_sent_but_metadata_and_extras_never_are() -> None:
     assert body == {"messages": [{"role": "user", "content": "hi", "name": "alice"}]}
 
 
+_CALL_C1 = Message.assistant(None, [ToolCall("c1", "f", {})])
+
+
 def test_name_on_a_tool_message_is_a_loss() -> None:
-    conversion = P.convert([Message.tool_result("c1", "ok", name="runner")])
-    assert conversion.body["messages"] == [{"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    conversion = P.convert([_CALL_C1, Message.tool_result("c1", "ok", name="runner")])
+    assert conversion.body["messages"][1] == {"role": "tool", "tool_call_id": "c1", "content": "ok"}
     assert [(loss.path, loss.what) for loss in conversion.losses] == [
-        ("messages[0].name", "message name")
+        ("messages[1].name", "message name")
     ]
 
 
@@ -250,16 +254,16 @@ def test_moved_parts_at_the_end_still_form_a_user_message() -> None:
 )
 def test_is_error_is_sent_as_an_error_prefix_and_reported(content: str, sent: str) -> None:
     m = Message.tool_result("c1", content, is_error=True)
-    conversion = P.convert([m])
-    assert conversion.body["messages"][0]["content"] == sent
+    conversion = P.convert([_CALL_C1, m])
+    assert conversion.body["messages"][1]["content"] == sent
     (loss,) = conversion.losses
-    assert loss.path == "messages[0].is_error"
+    assert loss.path == "messages[1].is_error"
     assert "Error: " in loss.rule
 
 
 def test_is_error_with_parts_gets_a_leading_text_part() -> None:
     m = Message.tool_result("c1", [TextPart("boom")], is_error=True)
-    content = P.convert([m]).body["messages"][0]["content"]
+    content = P.convert([_CALL_C1, m]).body["messages"][1]["content"]
     assert content == [{"type": "text", "text": "Error: "}, {"type": "text", "text": "boom"}]
 
 
@@ -680,7 +684,7 @@ def test_unknown_parts_are_kept_and_re_sent_only_to_their_provider() -> None:
 
 def test_opaque_state_of_another_provider_on_a_call_is_a_loss() -> None:
     call = ToolCall("c1", "f", {}, extras={"gemini": {"thought_signature": "c2ln"}})
-    conversion = P.convert([Message.assistant(None, [call])])
+    conversion = P.convert([Message.assistant(None, [call]), Message.tool_result("c1", "ok")])
     assert "extras" not in json.dumps(conversion.body)
     (loss,) = conversion.losses
     assert (loss.path, loss.what) == (
@@ -923,3 +927,71 @@ def test_legacy_function_call_with_bad_arguments_names_the_path() -> None:
     with pytest.raises(DecodeError) as info:
         P.parse_messages([{"role": "assistant", "function_call": {"name": "f", "arguments": "{"}}])
     assert info.value.path == "[0].function_call.arguments"
+
+
+def test_unanswered_calls_get_an_error_result_and_orphan_results_are_dropped() -> None:
+    # OpenAI rejects an assistant tool_calls turn not followed by a tool message
+    # per call, and a tool message that answers no call: each is fixed, a Loss.
+    two = Message.assistant(None, [ToolCall("c1", "f", {}), ToolCall("c2", "f", {})])
+    ms = [
+        Message.user("q"),
+        two,
+        Message.tool_result("c1", "ok"),
+        Message.user("next"),
+        Message.tool_result("c9", "late"),
+        Message.assistant(None, [ToolCall("c3", "f", {}), ToolCall("c4", "f", {})]),
+        Message.tool_result("c4", "d"),
+    ]
+    for name in ("openai", "groq"):
+        conversion = get_provider(name).convert(ms)
+        sent = conversion.body["messages"]
+        assert [(m["role"], m.get("tool_call_id")) for m in sent] == [
+            ("user", None),
+            ("assistant", None),
+            ("tool", "c1"),
+            ("tool", "c2"),
+            ("user", None),
+            ("assistant", None),
+            ("tool", "c4"),
+            ("tool", "c3"),
+        ]
+        assert sent[3]["content"] == sent[7]["content"] == f"Error: {UNANSWERED_TEXT}"
+        assert [(loss.path, loss.what) for loss in conversion.losses] == [
+            ("messages[1].tool_calls[1]", "unanswered tool call"),
+            ("messages[4]", "tool result that answers no open call"),
+            ("messages[5].tool_calls[0]", "unanswered tool call"),
+        ]
+        with pytest.raises(ValidationError):
+            get_provider(name).format_request(ms, strict=True)
+    # vLLM serves any sequence: sent as it is
+    sent = get_provider("vllm").convert(ms).body["messages"]
+    assert [(m["role"], m.get("tool_call_id")) for m in sent] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool", "c1"),
+        ("user", None),
+        ("tool", "c9"),
+        ("assistant", None),
+        ("tool", "c4"),
+    ]
+
+
+def test_a_last_turn_with_no_result_yet_is_left_pending() -> None:
+    # as repair and ConversationHistory see it: a tool may still be running
+    ms = [Message.user("q"), Message.assistant(None, [ToolCall("c1", "f", {})])]
+    conversion = P.convert(ms)
+    assert conversion.losses == ()
+    assert len(conversion.body["messages"]) == 2
+
+
+def test_results_in_any_order_pair_and_add_no_loss() -> None:
+    ms = [
+        Message.user("q"),
+        Message.assistant(None, [ToolCall("c1", "f", {}), ToolCall("c2", "f", {})]),
+        Message.tool_result("c2", "b"),
+        Message.tool_result("c1", "a"),
+        Message.assistant("done"),
+    ]
+    conversion = P.convert(ms)
+    assert conversion.losses == ()
+    assert len(conversion.body["messages"]) == 5

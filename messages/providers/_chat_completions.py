@@ -42,6 +42,7 @@ from .._parts import (
     TextPart,
     parse_data_url,
 )
+from .._repair import UNANSWERED_TEXT
 from .._role import MessageRole
 from .._streaming import ToolCallAccumulator, ToolCallDelta
 from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
@@ -384,6 +385,7 @@ new_response = make_response
 
 
 _DONE: object = "[DONE]"
+_UNANSWERED: Final = error_prefixed(UNANSWERED_TEXT)
 
 
 def _says_error(block: Mapping[str, Any]) -> bool:
@@ -629,6 +631,12 @@ class ChatCompletionsProvider(Provider):
     file_input: bool = True
     #: Sends ``strict`` tool definitions with OpenAI's strict-mode schema rules.
     strict_tools: bool = True
+    #: Rejects a request whose tool calls and tool messages do not pair up: a
+    #: call left without a result before the next user or assistant message (or
+    #: at the end, when its turn has other results) gets an error result, a result
+    #: that answers no call is dropped (each a Loss); a last turn with no result at
+    #: all is left pending. Off for servers that take any sequence (vLLM).
+    pairs_tool_results: bool = True
 
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
@@ -662,6 +670,10 @@ class ChatCompletionsProvider(Provider):
         losses = Losses()
         out: list[dict[str, Any]] = []
         moved: list[dict[str, Any]] | None = None
+        pairs = self.pairs_tool_results
+        # the calls of the last assistant turn still without a result: id -> (i, k)
+        pending: dict[str, tuple[int, int]] | None = None
+        pending_size = 0  # how many calls that turn made
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
@@ -671,6 +683,9 @@ class ChatCompletionsProvider(Provider):
                 raise ValidationError(
                     f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
                 ) from None
+            if pending is not None and (role is _USER or role is _ASSISTANT):
+                self._answer_pending(out, pending, losses)
+                pending = None
             if moved is not None and role is not _TOOL:
                 out.append({"role": "user", "content": moved})
                 moved = None
@@ -690,6 +705,9 @@ class ChatCompletionsProvider(Provider):
                 c = m.content
                 if own is not EMPTY or not (c is None or c.__class__ is str):
                     out.append(self._assistant(m, i, losses, own))
+                    if pairs and m.tool_calls:
+                        pending = {tc.id: (i, k) for k, tc in enumerate(m.tool_calls)}
+                        pending_size = len(pending)
                 elif m.__class__ is ToolCallMessage:
                     # hot path: _assistant's usual tool-call turn written out
                     calls = m.tool_calls
@@ -709,11 +727,24 @@ class ChatCompletionsProvider(Provider):
                         for tc in calls
                     ]
                     out.append({"role": "assistant", "content": c or None, "tool_calls": wire})
+                    if pairs:
+                        pending = {tc.id: (i, k) for k, tc in enumerate(calls)}
+                        pending_size = len(pending)
                 elif m.__class__ is AssistantMessage:
                     out.append({"role": "assistant", "content": c})
                 else:
                     out.append(self._assistant(m, i, losses, own))
+                    if pairs and m.tool_calls:
+                        pending = {tc.id: (i, k) for k, tc in enumerate(m.tool_calls)}
+                        pending_size = len(pending)
             elif role is _TOOL:
+                if pairs and (pending is None or pending.pop(m.tool_call_id, None) is None):
+                    losses.add(
+                        f"messages[{i}]",
+                        "tool result that answers no open call",
+                        f"dropped: {self.name} rejects a tool message without its call",
+                    )
+                    continue
                 c = m.content
                 if aux is not None and aux[0] is not None:
                     losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
@@ -741,12 +772,28 @@ class ChatCompletionsProvider(Provider):
             if aux is not None and aux[0] is not None and role is not _TOOL:
                 # chat completions carry a participant name on every role but tool
                 out[-1]["name"] = aux[0]
+        if pending and len(pending) < pending_size:
+            # a last turn with some results: the rest are answered; one with none
+            # at all is left pending (a tool may still be running), as repair does
+            self._answer_pending(out, pending, losses)
         if moved is not None:
             out.append({"role": "user", "content": moved})
         body: dict[str, Any] = {"messages": out}
         if tools:
             body["tools"] = function_tools(tools, self.strict_tools, losses)
         return body, losses.items
+
+    def _answer_pending(
+        self, out: list[dict[str, Any]], pending: Mapping[str, tuple[int, int]], losses: Losses
+    ) -> None:
+        """An error result for each call left unanswered (the API rejects the request else)."""
+        for call_id, (i, k) in pending.items():
+            out.append({"role": "tool", "tool_call_id": call_id, "content": _UNANSWERED})
+            losses.add(
+                f"messages[{i}].tool_calls[{k}]",
+                "unanswered tool call",
+                f"answered with an error result: {self.name} requires a result for every call",
+            )
 
     def _user(
         self, m: UserMessage, i: int, losses: Losses, own: Mapping[str, Any]

@@ -28,6 +28,7 @@ class VLLMProvider(ChatCompletionsProvider):
     audio_input = True
     file_input = False
     strict_tools = False
+    pairs_tool_results = False
 
 
 PROVIDER = VLLMProvider()
