@@ -13,11 +13,17 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   id when present, else by name and order), so the answering turn has as many
   ``functionResponse`` parts as the model turn had ``functionCall`` parts. A result
   with no call in the preceding model turn, or a second result for one call, is
-  dropped (Loss).
+  dropped (Loss). A call left without a result when the next content starts (or
+  the conversation ends after some of its results) is answered with an error
+  response (``messages._repair.UNANSWERED_TEXT``, Loss); calls with no result at all
+  at the very end are left pending (a tool may still be running).
 * Tool-call ids: a wire id is kept and echoed on the ``functionResponse``. A call
   that came without one gets a stable derived id (``call_derived_`` + 24 hex
-  digits, the prefix every provider here uses for ids the wire did not carry);
-  a derived id is never sent to Gemini.
+  digits, the prefix every provider here uses for ids the wire did not carry),
+  keyed by the ``responseId``, the call's position and name; without a
+  ``responseId`` (and for imported requests) also by its arguments (canonical JSON,
+  sorted keys), so different calls never share one. Streaming and
+  ``parse_response`` give a call the same id. A derived id is never sent to Gemini.
 * Tool results: text goes as ``{"output": text}``, an error as ``{"error": text}``
   (parsing maps ``{"error": ...}`` back to ``is_error=True``). An object response
   that is neither is imported as its compact JSON text (``extras["gemini"]
@@ -31,11 +37,19 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   produced it: ``ReasoningPart(provider="gemini")`` becomes a ``thought: true``
   part, any other reasoning (and another provider's opaque call state) is dropped
   (Loss), never turned into visible text.
+* Calls Gemini did not make (an id of their own, no Gemini state: another
+  provider's calls) get the documented dummy ``thoughtSignature``
+  ``"skip_thought_signature_validator"`` on the first ``functionCall`` part of each
+  model content of the current turn (after the last user content that is not only
+  function responses), which Gemini 3 validates. Nothing is lost, so no Loss. Calls
+  Gemini sent without an id (derived ids) or without a signature in an imported
+  request (``extras["gemini"]["calls_unsigned"]``) go back as they came.
 * Empty text is never sent; a content left empty is omitted (Loss). Image
   ``detail`` and file names have no Gemini field (Loss). Images by URL go as
-  ``fileData`` (Gemini fetches Files API / Cloud Storage URIs, not arbitrary web
-  pages); a URL without a media type gets one from its extension, else
-  ``image/jpeg``.
+  ``fileData`` (Gemini fetches Files API / Cloud Storage URIs, public and signed
+  https URLs); a URL without a media type gets one from its extension, else
+  ``image/jpeg``. A file id that is not a URI (another provider's, e.g.
+  ``file_011...``) is dropped (Loss); its inline data, if any, is sent instead.
 * Tool schemas: Gemini accepts an OpenAPI subset. ``type: [x, "null"]`` and
   ``anyOf``/``oneOf`` with a null branch become ``nullable``; a single-branch
   ``anyOf`` is inlined; ``oneOf`` becomes ``anyOf`` (Loss); a string ``const``
@@ -48,10 +62,18 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   Loss, as the ``strict`` flag is for Groq and vLLM; it narrows only what the model may
   send, and ``ToolDefinition.validate_arguments`` still enforces it on the calls that
   come back. A tool without properties is sent
-  without ``parameters`` (Gemini rejects an empty object schema).
+  without ``parameters`` (Gemini rejects an empty object schema). A schema with
+  a free-form object (a map such as ``dict[str, str]``: an object without
+  properties below the root, or a root with ``additionalProperties`` and no
+  properties), which ``parameters`` cannot express ("properties: should be
+  non-empty for OBJECT type"), is sent whole and unchanged as
+  ``parametersJsonSchema`` (JSON Schema; generateContent, not the Live API).
+  An ``enum`` holding ``null`` keeps its strings and becomes ``nullable``.
 * Unknown part kinds met while parsing are kept in ``extras["gemini"]["unknown"]``
   (index, path, type, the part) and re-inserted at their index when formatting for
-  Gemini again; other providers drop them (Loss). Keys of a known part that the
+  Gemini again; other providers drop them (Loss). A response with unknown parts
+  keeps its text and thought parts separate and in wire order (a stream: one part
+  per run of fragments) so they go back around the unknown ones as they came. Keys of a known part that the
   canonical model has no field for (``videoMetadata``, ``partMetadata``...) are kept
   in ``extras["gemini"]["keys"]`` and put back on the part at the same index.
 """
@@ -206,6 +228,7 @@ class _Builder:
         "responses",
         "role",
         "unknown",
+        "unsigned",
     )
 
     def __init__(self, losses: Losses) -> None:
@@ -221,8 +244,13 @@ class _Builder:
         self.keys: list[tuple[int, Any]] = []
         self.pieces = 0
         self.first = 0
-        self.calls: dict[str, tuple[int, ToolCall]] = {}
+        # the calls of the latest model content: id -> (position, call, message, index)
+        self.calls: dict[str, tuple[int, ToolCall, int, int]] = {}
         self.answered: set[str] = set()
+        # ids of functionCall parts the model did not make (another provider's calls)
+        # that come first in their message: they get a dummy signature if they open a
+        # model content of the current turn (see _sign_current_turn)
+        self.unsigned: set[int] = set()
 
     def open(self, role: str, index: int) -> None:
         self.close()
@@ -241,6 +269,8 @@ class _Builder:
         role = self.role
         if role is None:
             return
+        if role == "user" and len(self.answered) < len(self.calls):
+            self.answer_the_rest()
         parts = self.parts
         if self.responses:
             self.responses.sort(key=_item0)  # a C key function: ~50 ns less per response
@@ -269,6 +299,64 @@ class _Builder:
         self.role = None
         self.parts = []
         self.pieces = 0
+
+    def answer_the_rest(self) -> None:
+        """Answer each call of the model content before this user content that has no
+        result: Gemini rejects a turn with fewer responses than calls."""
+        from .._repair import UNANSWERED_TEXT  # rare: not loaded by every convert
+
+        answered = self.answered
+        for call_id, (position, call, i, k) in self.calls.items():
+            if call_id in answered:
+                continue
+            answered.add(call_id)
+            fr: dict[str, Any] = {}
+            if not is_derived_id(call_id):
+                fr["id"] = call_id
+            fr["name"] = call.name
+            fr["response"] = {"error": UNANSWERED_TEXT}
+            self.responses.append((position, {"functionResponse": fr}))
+            self.losses.add(
+                f"messages[{i}].tool_calls[{k}]",
+                "unanswered tool call",
+                "answered with an error result: Gemini requires a response for every call",
+            )
+
+
+#: Gemini's documented stand-in for the thought signature of a function call it did not
+#: generate (https://ai.google.dev/gemini-api/docs/thought-signatures, FAQ).
+DUMMY_SIGNATURE = "skip_thought_signature_validator"
+
+
+def _sign_current_turn(out: list[dict[str, Any]], unsigned: set[int]) -> None:
+    """Give the calls of the current turn that Gemini did not make its dummy signature.
+
+    Gemini 3 validates the current turn only: the model contents after the last user
+    content with anything but function responses. The first functionCall part of
+    each must carry a signature ("Function call is missing a thought_signature").
+    """
+    for content in reversed(out):
+        parts = content["parts"]
+        if content["role"] != "model":
+            for part in parts:
+                if "functionResponse" not in part:
+                    return
+            continue
+        for part in parts:
+            if "functionCall" in part:
+                if id(part) in unsigned and "thoughtSignature" not in part:
+                    part["thoughtSignature"] = DUMMY_SIGNATURE
+                break
+
+
+def _made_elsewhere(c: ToolCall) -> bool:
+    """Whether Gemini did not make this call: it has an id of its own (a call Gemini
+    sent without one has a derived id) and no Gemini state (a signature)."""
+    cid = c.id
+    if cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN:
+        return False
+    extras = c.extras
+    return not extras or not isinstance(extras.get(NAME), Mapping)
 
 
 def _first(item: tuple[Any, Any]) -> Any:
@@ -307,12 +395,38 @@ def _audio_part(p: AudioPart, path: str, losses: Losses) -> Any:
     return {"inlineData": {"mimeType": f"audio/{p.format}", "data": p.data}}
 
 
+#: A file reference Gemini can fetch is a URI: Files API (``https://generativelanguage
+#: .googleapis.com/...``), Cloud Storage (``gs://``), a public or signed ``https://`` URL.
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def _file_part(p: FilePart, path: str, losses: Losses) -> Any:
+    if p.file_id:
+        if _URI.match(p.file_id) is None:
+            # another provider's file id (Anthropic's "file_...", OpenAI's "file-..."):
+            # Gemini would take it for a URI and reject the request
+            if p.data:
+                losses.add(
+                    f"{path}.file_id",
+                    "file id of another provider",
+                    "dropped: Gemini fileData takes a URI; the inline data is sent",
+                )
+            else:
+                losses.add(
+                    path,
+                    "file id of another provider",
+                    "dropped: Gemini fileData takes a URI (Files API, gs:// or https://)",
+                )
+                return None
+        else:
+            if p.filename:
+                losses.add(
+                    f"{path}.filename", "file name", "dropped: Gemini parts have no file name"
+                )
+            media_type = p.media_type or _guess_media_type(p.file_id, "application/pdf")
+            return {"fileData": {"mimeType": media_type, "fileUri": p.file_id}}
     if p.filename:
         losses.add(f"{path}.filename", "file name", "dropped: Gemini parts have no file name")
-    if p.file_id:
-        media_type = p.media_type or _guess_media_type(p.file_id, "application/pdf")
-        return {"fileData": {"mimeType": media_type, "fileUri": p.file_id}}
     return {"inlineData": {"mimeType": p.media_type or "application/pdf", "data": p.data or ""}}
 
 
@@ -373,7 +487,7 @@ def _parts(content: Any, table: dict[type, _PartFn], path: str, losses: Losses) 
 def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping[str, Any]:
     for key, value in extras.items():
         if key in _OTHER_PROVIDERS and isinstance(value, Mapping):
-            for item in value.get("unknown", ()):
+            for item in _kept(value, "unknown"):
                 kind = item.get("type") if isinstance(item, Mapping) else None
                 losses.add(
                     path,
@@ -384,9 +498,15 @@ def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping
     return own if isinstance(own, Mapping) else EMPTY
 
 
+def _kept(state: Mapping[str, Any], key: str) -> Sequence[Any]:
+    """A list kept in provider state; anything else (edited by hand, corrupt) is none."""
+    items = state.get(key)
+    return items if isinstance(items, (list, tuple)) else ()
+
+
 def _unknown_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     items = []
-    for item in own.get("unknown", ()):
+    for item in _kept(own, "unknown"):
         if isinstance(item, Mapping) and type(item.get("index")) is int:
             value = item.get("value")
             if isinstance(value, Mapping):
@@ -493,12 +613,15 @@ _MAX_SCHEMA_DEPTH = 64
 class _SchemaConverter:
     """Rewrites a JSON Schema into the subset Gemini's ``parameters`` accepts."""
 
-    __slots__ = ("losses", "root", "strict")
+    __slots__ = ("free_form", "losses", "root", "strict")
 
     def __init__(self, root: Mapping[str, Any], losses: Losses, strict: bool) -> None:
         self.root = root
         self.losses = losses
         self.strict = strict
+        # an object with no properties (a map: ``dict[str, X]``) met below the root:
+        # Gemini's Schema rejects it ("properties: should be non-empty for OBJECT type")
+        self.free_form = False
 
     def drop(self, path: str, key: str, rule: str = "") -> None:
         self.losses.add(
@@ -588,6 +711,14 @@ class _SchemaConverter:
             elif key == "enum":
                 if isinstance(value, (list, tuple)) and all(type(v) is str for v in value):
                     out[key] = list(value)
+                elif (
+                    isinstance(value, (list, tuple))
+                    and any(type(v) is str for v in value)
+                    and all(type(v) is str or v is None for v in value)
+                ):
+                    # ["a", null] is what nullable says: the strings stay the enum
+                    out[key] = [v for v in value if v is not None]
+                    nullable = True
                 else:
                     self.drop(path, key, "dropped: Gemini enums hold strings only")
             elif key == "format":
@@ -608,6 +739,8 @@ class _SchemaConverter:
                 self.drop(path, key)
         if nullable:
             out["nullable"] = True
+        if kind == "object" and not out.get("properties"):
+            self.free_form = True
         return out
 
 
@@ -635,11 +768,23 @@ def _declarations(tools: Sequence[ToolDefinition], losses: Losses) -> list[dict[
         decl: dict[str, Any] = {"name": d.name, "description": d.description}
         params = d.parameters
         if params.get("properties"):
-            decl["parameters"] = _SchemaConverter(params, losses, d.strict).convert(
-                params, f"{path}.parameters"
-            )
+            found = Losses()
+            converter = _SchemaConverter(params, found, d.strict)
+            schema = converter.convert(params, f"{path}.parameters")
+            if converter.free_form:
+                decl["parametersJsonSchema"] = thaw(params)
+            else:
+                decl["parameters"] = schema
+                losses.items.extend(found.items)
+        elif _is_map(params.get("additionalProperties")):
+            decl["parametersJsonSchema"] = thaw(params)
         decls.append(decl)
     return decls
+
+
+def _is_map(additional: Any) -> bool:
+    """Whether a root schema's ``additionalProperties`` lets the model send any keys."""
+    return additional is True or isinstance(additional, Mapping)
 
 
 def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[str, Any]]] | None:
@@ -665,6 +810,8 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
     unsorted = False
     calls: dict[str, tuple[int, ToolCall]] = {}  # the calls of the last model content ...
     answered: set[str] = set()  # ... and those already answered
+    pending = 0  # ... and how many are not: the general path answers them, with a Loss
+    turn = 0  # where the current turn starts in ``out`` (after the last user text)
     for m in messages:
         aux = m._aux  # type: ignore[attr-defined,unused-ignore]
         if aux is not None and (aux[0] is not None or aux[2]):
@@ -677,6 +824,7 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
             if type(content) is not str or found is None or call_id in answered:
                 return None
             answered.add(call_id)
+            pending -= 1
             position, call = found
             part = {
                 "functionResponse": {
@@ -704,6 +852,8 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
             _sort_responses(responses, calls)  # type: ignore[arg-type]
             unsorted = False
         responses = None
+        if pending:
+            return None  # a call of the last model content has no result
         if t is ToolCallMessage:
             content = m.content  # type: ignore[attr-defined]
             if role == "model" or (content is not None and type(content) is not str):
@@ -725,6 +875,7 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
                     }
                 )
                 calls[cid] = (len(calls), c)
+            pending = len(calls)
             out.append({"role": "model", "parts": parts})
             role = "model"
         elif t is UserMessage or t is AssistantMessage:
@@ -734,6 +885,8 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
                 return None
             out.append({"role": r, "parts": [{"text": content}]})
             role = r
+            if t is UserMessage:
+                turn = len(out)
         elif t is SystemMessage or t is DeveloperMessage:
             if out:
                 return None  # after the first turn: moved, with a Loss
@@ -741,8 +894,18 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
                 system.append({"text": m.content})  # type: ignore[attr-defined]
         else:
             return None
+    if pending and role == "user":
+        return None  # answered in part when the conversation ends
     if unsorted:
         _sort_responses(responses, calls)  # type: ignore[arg-type]
+    # every call here is another provider's (no extras, an id of its own): the first
+    # call of each model content of the current turn gets the dummy signature
+    for content in out[turn:]:
+        if content["role"] == "model":
+            for first in content["parts"]:
+                if "functionCall" in first:
+                    first["thoughtSignature"] = DUMMY_SIGNATURE
+                    break
     return system, out
 
 
@@ -848,8 +1011,10 @@ class GeminiProvider(Provider):
                     _attach_text_signature(parts, sig)
                 calls = b.calls
                 # ids of imported calls written without ``args``: formatted back without
-                no_args = own.get("no_args", ()) if own else ()
-                for k, c in enumerate(m.tool_calls):
+                no_args = _kept(own, "no_args") if own else ()
+                start = len(parts)
+                tool_calls = m.tool_calls
+                for k, c in enumerate(tool_calls):
                     cid = c.id
                     if c.extras or (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
                         parts.append(_function_call(c, i, k, losses))
@@ -863,9 +1028,15 @@ class GeminiProvider(Provider):
                                 }
                             }
                         )
-                    calls[cid] = (len(calls), c)
+                    calls[cid] = (len(calls), c, i, k)
                     if no_args and cid in no_args and not c.arguments:
                         parts[-1]["functionCall"].pop("args", None)
+                if (
+                    tool_calls
+                    and _made_elsewhere(tool_calls[0])
+                    and not (own and own.get("calls_unsigned") is True)
+                ):
+                    b.unsigned.add(id(parts[start]))
                 b.parts.extend(parts)
                 b.pieces += 1
             if own:
@@ -874,6 +1045,8 @@ class GeminiProvider(Provider):
                 if "keys" in own and kind != KIND_TOOL:
                     b.keys.extend(key_items(own))
         b.close()
+        if b.unsigned:
+            _sign_current_turn(b.out, b.unsigned)
         body: dict[str, Any] = {}
         if system:
             body["systemInstruction"] = (
@@ -903,7 +1076,7 @@ class GeminiProvider(Provider):
             )
             return
         b.answered.add(call_id)
-        position, call = found
+        position, call, _, _ = found
         fr: dict[str, Any] = {}
         if not is_derived_id(call.id):
             fr["id"] = call.id
@@ -912,8 +1085,9 @@ class GeminiProvider(Provider):
             fr["response"] = _response_object(m, own)
         else:  # hot path: _response_object with nothing kept from an import
             fr["response"] = {"error": m.text} if m.is_error else {"output": m.text}
-        if own and "function_response" in own:
-            for key, value in own["function_response"].items():
+        kept = own.get("function_response") if own else None
+        if isinstance(kept, Mapping):
+            for key, value in kept.items():
                 if key not in fr:
                     fr[key] = thaw(value)
         b.responses.append((position, {"functionResponse": fr}))
@@ -1405,7 +1579,6 @@ class _Collector:
         wire_id = opt_str(fc.get("id"), f"{path}.id") or None
         ordinal = self.ordinal
         self.ordinal = ordinal + 1
-        call_id = wire_id or derive_call_id(DERIVED_ID_PREFIX, NAME, self.id_seed, ordinal, name)
         args = fc.get("args", {})
         if args is None:
             args = {}
@@ -1419,9 +1592,11 @@ class _Collector:
                 where, _, what = problem.partition(": ")
                 raise DecodeError(what, where)
             raw = args if type(args) is str else _dump_or_empty(args)
+            call_id = wire_id or _derived_id(self.id_seed, ordinal, name, raw)
             self.invalid.append(InvalidToolCall(call_id, name, raw, problem))
             return
         frozen = freeze_decoded(args, f"{path}.args")
+        call_id = wire_id or _derived_id(self.id_seed, ordinal, name, args)
         if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool is read inline
             _KNOWN_NAMES.add(name)
         if not lenient and "args" not in fc:
@@ -1429,7 +1604,13 @@ class _Collector:
         self.calls.append(ToolCall._trusted(call_id, name, frozen, _call_extras(sig), None))
 
     def message(self, usage: Usage | None) -> AssistantMessage:
-        """The turn as a response message: reasoning parts first, then the joined text."""
+        """The turn as a response message: reasoning parts first, then the joined text.
+
+        When the turn kept unknown parts (code execution, ...), its parts stay as
+        the wire ordered them instead, one per part: the unknown parts go back
+        between them, at their index, when the message is formatted for Gemini
+        again (``text`` is the joined text either way).
+        """
         texts: list[str] = []
         reasoning: list[ContentPart] = []
         for p in self.parts:
@@ -1448,7 +1629,9 @@ class _Collector:
             FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
         )
         content: str | tuple[ContentPart, ...] = text
-        if reasoning:
+        if self.unknown and len(self.parts) > 1:
+            content = tuple(self.parts)
+        elif reasoning:
             content = (*reasoning, TextPart(text)) if text else tuple(reasoning)
         calls = self.calls
         if calls:
@@ -1508,7 +1691,7 @@ def _fast_part(acc: _Collector, part: dict[str, Any]) -> bool:
             return False
     ordinal = acc.ordinal
     acc.ordinal = ordinal + 1
-    call_id = wire_id or derive_call_id(DERIVED_ID_PREFIX, NAME, acc.id_seed, ordinal, name)
+    call_id = wire_id or _derived_id(acc.id_seed, ordinal, name, args)
     call: Any = _new(_BuildingCall)  # see _frozen.mutable_twin
     call.id = call_id
     call.name = name
@@ -1536,6 +1719,50 @@ def _dump_or_empty(value: Any) -> str:
         return ""
 
 
+def _derived_id(seed: Any, ordinal: int, name: str, args: Any) -> str:
+    """The id of a call the wire sent without one: the same call always gets the same id.
+
+    A response's ``responseId`` (the seed) tells its calls from any other
+    response's, so they are keyed by it, their position and name. Without one (and
+    for a request's contents, seeded by their index), two different calls would
+    collide, so the arguments are part of the key: the exact wire text when the
+    arguments came as a string, else canonical compact JSON with sorted keys (the
+    streamed ``partialArgs`` of a call, assembled, give the same text as its
+    ``args`` object in a whole response).
+    """
+    if seed.__class__ is str and seed:
+        return derive_call_id(DERIVED_ID_PREFIX, NAME, seed, ordinal, name)
+    return derive_call_id(DERIVED_ID_PREFIX, NAME, seed, ordinal, name, _canonical(args))
+
+
+def _canonical(args: Any) -> str:
+    """``args`` as canonical JSON text (sorted keys, compact); a string as it is."""
+    if args.__class__ is str:
+        return args
+    if args is None:
+        return "{}"
+    global _canonical_encode
+    if _canonical_encode is None:
+        import json  # not at import time: only calls without a responseId need it
+
+        _canonical_encode = json.JSONEncoder(
+            separators=(",", ":"), sort_keys=True, check_circular=False, default=_plain
+        ).encode
+    try:
+        return _canonical_encode(args)
+    except (TypeError, ValueError, RecursionError):
+        return _dump_or_empty(args)
+
+
+_canonical_encode: Callable[[Any], str] | None = None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(type(value).__name__)
+
+
 def _parse_model_content(
     parts: Sequence[Any], path: str, ci: int
 ) -> tuple[AssistantMessage, list[ToolCall]]:
@@ -1547,9 +1774,13 @@ def _parse_model_content(
         own["text_signature"] = acc.text_signature
     if acc.no_args:
         own["no_args"] = tuple(acc.no_args)
+    calls = acc.calls
+    if calls and _made_elsewhere(calls[0]):
+        # the content's first call came with an id and no signature: sent back as it
+        # came, not taken for another provider's call (which gets a dummy signature)
+        own["calls_unsigned"] = True
     extras = _own(own, acc.unknown, acc.keys)
     content_parts = tuple(acc.parts)
-    calls = acc.calls
     if calls:
         if len({c.id for c in calls}) != len(calls):
             raise DecodeError("duplicate functionCall id within the content", f"{path}.parts")
@@ -1646,13 +1877,14 @@ def _json_path(path: str, where: str) -> list[str | int]:
 
 
 class _PartialCall:
-    __slots__ = ("args", "continuing", "id", "name", "ordinal", "sig")
+    __slots__ = ("announced", "args", "continuing", "id", "name", "ordinal", "sig")
 
     def __init__(self, name: str, wire_id: str | None, sig: str | None, ordinal: int) -> None:
         self.name = name
         self.id = wire_id
         self.sig = sig
         self.ordinal = ordinal
+        self.announced: str | None = None  # a derived id already sent in a delta
         self.args: dict[str, Any] = {}
         self.continuing: set[str] = set()
 
@@ -1754,7 +1986,6 @@ class GeminiStream(StreamAccumulator):
         "_open",
         "_reasoning",
         "_reasoning_sig",
-        "_seen",
         "_text",
         "_usage_raw",
     )
@@ -1773,7 +2004,6 @@ class GeminiStream(StreamAccumulator):
         self._block: str | None = None
         self._error: str | None = None
         self._candidates = False
-        self._seen = -1  # index of the current part across all chunks
 
     @guarded("events")
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
@@ -1831,11 +2061,12 @@ class GeminiStream(StreamAccumulator):
 
     def _part(self, item: Any, path: str, deltas: list[StreamDelta]) -> None:
         part = fast_mapping(item, path)
-        self._seen += 1
         text = part.get("text")
         # hot path: text fragments are nearly every part
         if type(text) is str:
             if part.get("thought") is True:
+                if self._text:
+                    self._close_text()
                 self._reasoning.append(text)
                 sig = _sig(part, path)
                 if sig is not None:
@@ -1858,10 +2089,22 @@ class GeminiStream(StreamAccumulator):
             if "thoughtSignature" in part and _part_kind(part) == "":
                 self._acc.text_signature = _sig(part, path)
                 return
-            self._acc.unknown.append(_unknown(part, self._seen, path))
+            if self._text:
+                self._close_text()
+            acc = self._acc
+            # its index among the parts of the whole turn as one response would have
+            # them (each run of text fragments one part), where formatting puts it back
+            index = len(acc.parts) + len(acc.calls) + len(acc.invalid) + len(acc.unknown)
+            if self._open is not None:
+                index += 1
+            acc.unknown.append(_unknown(part, index, path))
             return
         fc = fast_mapping(fc, f"{path}.functionCall")
         self._function_call(fc, f"{path}.functionCall", _sig(part, path), deltas)
+
+    def _close_text(self) -> None:
+        self._acc.parts.append(TextPart("".join(self._text)))
+        self._text = []
 
     def _close_reasoning(self) -> None:
         if self._reasoning:
@@ -1902,9 +2145,12 @@ class GeminiStream(StreamAccumulator):
             self._close_partial(deltas)
             wire_id = opt_str(fc.get("id"), f"{path}.id") or None
             ordinal = acc.ordinal
-            self._open = _PartialCall(name, wire_id, sig, ordinal)
+            opened = self._open = _PartialCall(name, wire_id, sig, ordinal)
             acc.ordinal += 1
-            call_id = wire_id or derive_call_id(DERIVED_ID_PREFIX, NAME, acc.id_seed, ordinal, name)
+            call_id = wire_id
+            if call_id is None and acc.id_seed.__class__ is str and acc.id_seed:
+                # keyed by the responseId: known now; else by the arguments, at the end
+                call_id = opened.announced = _derived_id(acc.id_seed, ordinal, name, None)
             deltas.append(StreamDelta("tool_call", tool_call=ToolCallDelta(ordinal, call_id, name)))
         call = self._open
         if call is None:
@@ -1924,9 +2170,7 @@ class GeminiStream(StreamAccumulator):
             return
         self._open = None
         acc = self._acc
-        call_id = call.id or derive_call_id(
-            DERIVED_ID_PREFIX, NAME, acc.id_seed, call.ordinal, call.name
-        )
+        call_id = call.id or _derived_id(acc.id_seed, call.ordinal, call.name, call.args)
         raw = dumps_compact(call.args)
         if _NAME_RE.fullmatch(call.name) is None:
             acc.invalid.append(
@@ -1935,8 +2179,12 @@ class GeminiStream(StreamAccumulator):
             return
         frozen = freeze_decoded(call.args, "functionCall.args")
         acc.calls.append(ToolCall._trusted(call_id, call.name, frozen, _call_extras(call.sig), raw))
+        # the id goes with the arguments when it could not be announced with the name
+        late_id = None if call.id or call.announced == call_id else call_id
         deltas.append(
-            StreamDelta("tool_call", tool_call=ToolCallDelta(call.ordinal, arguments_delta=raw))
+            StreamDelta(
+                "tool_call", tool_call=ToolCallDelta(call.ordinal, late_id, arguments_delta=raw)
+            )
         )
 
     @guarded("events")
@@ -1948,8 +2196,7 @@ class GeminiStream(StreamAccumulator):
         self._close_partial([])
         acc = self._acc
         if self._text:
-            acc.parts.append(TextPart("".join(self._text)))
-            self._text = []
+            self._close_text()
         if self._error is not None:
             return ChatResponse(
                 acc.message(None),
