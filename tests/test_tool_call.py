@@ -214,6 +214,29 @@ def test_arguments_as_misfit_hides_values(secret: str) -> None:
     assert secret not in str(info.value)
 
 
+def test_arguments_as_checks_types_without_showing_values(secret: str) -> None:
+    # More cases, nested and generated, in test_arguments_as.py.
+    for cls in (Where, WhereTD, WhereNT):
+        with pytest.raises(ValidationError) as info:
+            ToolCall("c", "f", {"city": secret, "unit": 3}).arguments_as(cls)
+        assert info.value.path == "arguments.unit"
+        assert (
+            info.value.message == f"arguments do not fit {cls.__name__}: expected str, got integer"
+        )
+        assert secret not in str(info.value)
+        assert secret not in repr(info.value)
+
+
+def test_arguments_as_builds_nested_records_inside_containers() -> None:
+    @dataclasses.dataclass
+    class Plan:
+        stops: list[Where]
+        start: Where | None = None
+
+    call = ToolCall("c", "f", {"stops": [{"city": "Oslo"}], "start": {"city": "Rome", "unit": "k"}})
+    assert call.arguments_as(Plan) == Plan([Where("Oslo")], Where("Rome", "k"))
+
+
 # -- value semantics -------------------------------------------------------------------
 
 
