@@ -28,6 +28,7 @@ from messages import (
     UserMessage,
     ValidationError,
 )
+from messages._repair import UNANSWERED_TEXT
 from messages.providers import FinishReason, LossWarning, get_provider
 from messages.providers.anthropic import PROVIDER, AnthropicProvider
 from tests.conftest import SECRET, fixture_entries, load_fixture
@@ -1084,3 +1085,79 @@ def test_tool_input_json_cannot_hold_is_an_invalid_call_in_a_response() -> None:
     with pytest.raises(DecodeError) as info:
         PROVIDER.parse_messages([{"role": "assistant", "content": blocks}])
     assert info.value.path == "[0].content[1].input.x"
+
+
+def _two_calls() -> Message:
+    return Message.assistant(None, [ToolCall("c1", "f", {}), ToolCall("c2", "f", {})])
+
+
+def _error_result(call_id: str) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": UNANSWERED_TEXT,
+        "is_error": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("tail", "user_turn"),
+    [
+        # a partial answer, then the user speaks: the rest is answered, results first
+        (
+            [Message.tool_result("c1", "ok"), Message.user("next")],
+            [
+                {"type": "tool_result", "tool_use_id": "c1", "content": "ok"},
+                _error_result("c2"),
+                {"type": "text", "text": "next"},
+            ],
+        ),
+        # the user speaks before any result
+        (
+            [Message.user("never mind")],
+            [_error_result("c1"), _error_result("c2"), {"type": "text", "text": "never mind"}],
+        ),
+        # a partial answer ends the conversation
+        (
+            [Message.tool_result("c2", "ok")],
+            [{"type": "tool_result", "tool_use_id": "c2", "content": "ok"}, _error_result("c1")],
+        ),
+    ],
+)
+def test_unanswered_calls_get_an_error_result_in_the_next_user_turn(
+    tail: list[Message], user_turn: list[dict[str, Any]]
+) -> None:
+    conversion = PROVIDER.convert([Message.user("q"), _two_calls(), *tail])
+    assert conversion.body["messages"][2] == {"role": "user", "content": user_turn}
+    assert [loss.what for loss in conversion.losses] == ["unanswered tool call"] * (
+        len(user_turn) - len(tail)
+    )
+    with pytest.raises(ValidationError):
+        PROVIDER.format_request([Message.user("q"), _two_calls(), *tail], strict=True)
+
+
+def test_an_assistant_turn_after_unanswered_calls_gets_a_user_turn_of_results() -> None:
+    conversion = PROVIDER.convert([Message.user("q"), _two_calls(), Message.assistant("Hm.")])
+    assert conversion.body["messages"][2:] == [
+        {"role": "user", "content": [_error_result("c1"), _error_result("c2")]},
+        {"role": "assistant", "content": "Hm."},
+    ]
+    assert [loss.path for loss in conversion.losses] == [
+        "messages[1].tool_calls[0]",
+        "messages[1].tool_calls[1]",
+    ]
+
+
+def test_a_last_turn_of_calls_with_nothing_after_it_is_left_pending() -> None:
+    conversion = PROVIDER.convert([Message.user("q"), _two_calls()])
+    assert conversion.losses == ()
+    assert conversion.body["messages"][-1]["role"] == "assistant"
+
+
+def test_another_providers_signature_on_the_text_is_a_loss() -> None:
+    m = Message.assistant("hi", extras={"gemini": {"text_signature": "c2ln"}})
+    conversion = PROVIDER.convert([Message.user("q"), m])
+    assert [(loss.path, loss.what) for loss in conversion.losses] == [
+        ("messages[1]", "thought signature from gemini on the text")
+    ]
+    assert "c2ln" not in str(conversion.body)

@@ -678,6 +678,24 @@ def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [item for item in items if isinstance(item, Mapping)]
 
 
+def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: Losses) -> None:
+    """A loss for each piece of another provider's state kept on a message.
+
+    Its unknown blocks, its refusal and its thought signature on the text are
+    only ever re-sent to that provider (``key``).
+    """
+    rule = f"dropped: only re-sent to {key}"
+    for item in kept_unknown(state):
+        kind = item.get("type")
+        losses.add(
+            path, f"{key} {kind if isinstance(kind, str) and kind else 'unknown'} block", rule
+        )
+    if state.get("refusal"):
+        losses.add(path, f"refusal from {key}", rule)
+    if state.get("text_signature"):
+        losses.add(path, f"thought signature from {key} on the text", rule)
+
+
 def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     """The ``(index, keys)`` pairs kept under ``own["keys"]``, thawed; malformed ones skipped."""
     items = []

@@ -66,6 +66,7 @@ from ._base import (
     as_list,
     as_mapping,
     derive_call_id,
+    foreign_state_losses,
     format_error,
     guard_error,
     guarded,
@@ -247,17 +248,7 @@ def own_extras(m: Message, provider: str, index: int, losses: Losses) -> Mapping
         if key == provider:
             own = value
         elif key in _PROVIDER_KEYS:
-            for item in kept_unknown(value):
-                kind = item.get("type")
-                losses.add(
-                    f"messages[{index}]",
-                    f"{key} {kind or 'unknown'} block",
-                    f"dropped: only re-sent to {key}",
-                )
-            if value.get("refusal"):
-                losses.add(
-                    f"messages[{index}]", f"refusal from {key}", f"dropped: only re-sent to {key}"
-                )
+            foreign_state_losses(key, value, f"messages[{index}]", losses)
     return own
 
 

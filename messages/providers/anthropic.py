@@ -64,6 +64,7 @@ from .._parts import (
     TextPart,
     parse_data_url,
 )
+from .._repair import UNANSWERED_TEXT
 from .._streaming import ToolCallDelta
 from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
 from .._tool_call import _Building as _BuildingCall
@@ -86,6 +87,7 @@ from ._base import (
     decode_error,
     fast_list,
     fast_mapping,
+    foreign_state_losses,
     format_error,
     freeze_decoded,
     guard_error,
@@ -161,8 +163,9 @@ class _Builder:
         self.first = 0
         self.unknown: list[tuple[int, Any]] = []
         self.keys: list[tuple[int, Any]] = []
-        self.calls: set[str] = set()
-        self.answered: set[str] = set()
+        # the calls of the latest assistant turn (id -> message and call index) ...
+        self.calls: dict[str, tuple[int, int]] = {}
+        self.answered: set[str] = set()  # ... and those answered
 
     def open(self, role: str, index: int) -> None:
         if self.role is not None:
@@ -179,7 +182,7 @@ class _Builder:
                 self.blocks = content
             self.pieces = 1
         elif role == "assistant":
-            self.calls = set()
+            self.calls = {}
             self.answered = set()
 
     def _flush_string(self) -> None:
@@ -209,6 +212,29 @@ class _Builder:
             self._flush_string()
         self.results.append(block)
         self.pieces += 1
+
+    def answer_the_rest(self, index: int) -> None:
+        """An error result for each call of the latest assistant turn without one.
+
+        Anthropic rejects a ``tool_use`` whose ``tool_result`` is not in the next
+        user turn; the results join that turn (opened here if need be).
+        """
+        if self.role != "user":
+            self.open("user", index)
+        for call_id, (i, k) in self.calls.items():
+            if call_id not in self.answered:
+                self.answered.add(call_id)
+                self.add_result(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call_id,
+                        "content": UNANSWERED_TEXT,
+                        "is_error": True,
+                    }
+                )
+                self.losses.add(
+                    f"messages[{i}].tool_calls[{k}]", "unanswered tool call", _UNANSWERED_RULE
+                )
 
     def close(self) -> None:
         role = self.role
@@ -247,6 +273,9 @@ class _Builder:
         self.role = None
         self.blocks = []
         self.pieces = 0
+
+
+_UNANSWERED_RULE = "answered with an error result: Anthropic requires a result for every call"
 
 
 def _strip_final(turn: dict[str, Any], path: str, losses: Losses) -> None:
@@ -409,13 +438,7 @@ def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping
     """This provider's extras; another provider's kept blocks are losses."""
     for key, value in extras.items():
         if key in _OTHER_PROVIDERS and isinstance(value, Mapping):
-            for item in kept_unknown(value):
-                kind = item.get("type")
-                losses.add(
-                    path,
-                    f"{key} {kind or 'unknown'} block",
-                    "dropped: only re-sent to its provider",
-                )
+            foreign_state_losses(key, value, path, losses)
     own = extras.get(NAME)
     return own if isinstance(own, Mapping) else EMPTY
 
@@ -481,6 +504,8 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             content = m.content  # type: ignore[attr-defined]
             if role == "assistant" or (content is not None and type(content) is not str):
                 return None
+            if len(answered) != len(calls):
+                return None  # unanswered calls: answered with a Loss
             if content and content[-1] in _SPACES and content.isspace():
                 return None
             blocks: list[Any] = [{"type": "text", "text": content}] if content else []
@@ -505,6 +530,8 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             r = "user" if t is UserMessage else "assistant"
             if type(content) is not str or not content or role == r:
                 return None
+            if len(answered) != len(calls):
+                return None  # unanswered calls: answered with a Loss
             if content[-1] in _SPACES and content.isspace():
                 return None
             out.append({"role": r, "content": content})
@@ -520,6 +547,8 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
                 system.append(text)
         else:
             return None
+    if role == "user" and len(answered) != len(calls):
+        return None  # the calls' turn is followed by some results: the rest are answered
     if role == "assistant":
         last = out[-1]["content"]
         if type(last) is str and last[-1] in _SPACES:
@@ -632,6 +661,8 @@ class AnthropicProvider(Provider):
                     b.add_blocks(_blocks(content, _USER_BLOCKS, f"messages[{i}]", losses))
             else:
                 last_assistant = i
+                if len(b.answered) < len(b.calls):
+                    b.answer_the_rest(i)  # the calls before this turn need results
                 if b.role != "assistant":
                     b.open("assistant", i)
                 calls = m.tool_calls
@@ -660,10 +691,14 @@ class AnthropicProvider(Provider):
                             if not c.extras
                             else _tool_use(c, i, k, losses)
                         )
-                        b.calls.add(c.id)
+                        b.calls[c.id] = (i, k)
                     b.add_blocks(blocks)
             if own:
                 self._add_unknown(b, own)
+        if b.role == "user" and len(b.answered) < len(b.calls):
+            # the calls' turn is followed by results or text: the rest need results
+            # too; a last turn of calls with nothing after it is left pending
+            b.answer_the_rest(len(messages))
         b.close()
         if b.out and b.out[-1]["role"] == "assistant":
             _strip_final(b.out[-1], f"messages[{last_assistant}].content", losses)

@@ -113,7 +113,7 @@ from .._parts import (
 from .._streaming import ToolCallDelta
 from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
 from .._tool_call import _Building as _BuildingCall
-from ..errors import DecodeError, ValidationError
+from ..errors import DecodeError, MessageError, ValidationError
 from ._base import (
     DERIVED_ID_PREFIX,
     DROP_OTHER_REASONING,
@@ -135,6 +135,8 @@ from ._base import (
     derive_call_id,
     fast_list,
     fast_mapping,
+    foreign_state_losses,
+    format_error,
     freeze_decoded,
     guard_error,
     guarded,
@@ -487,13 +489,7 @@ def _parts(content: Any, table: dict[type, _PartFn], path: str, losses: Losses) 
 def _own_extras(extras: Mapping[str, Any], path: str, losses: Losses) -> Mapping[str, Any]:
     for key, value in extras.items():
         if key in _OTHER_PROVIDERS and isinstance(value, Mapping):
-            for item in _kept(value, "unknown"):
-                kind = item.get("type") if isinstance(item, Mapping) else None
-                losses.add(
-                    path,
-                    f"{key} {kind or 'unknown'} block",
-                    "dropped: only re-sent to its provider",
-                )
+            foreign_state_losses(key, value, path, losses)
     own = extras.get(NAME)
     return own if isinstance(own, Mapping) else EMPTY
 
@@ -925,8 +921,10 @@ class GeminiProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> Conversion:
         """Format ``messages`` (and ``tools``) as a generateContent body; list every loss."""
-        fast = _fast_contents(messages)
-        if fast is not None:
+        try:
+            fast = _fast_contents(messages)
+            if fast is None:
+                return self._convert(messages, tools)
             system, contents = fast
             body: dict[str, Any] = {}
             if system:
@@ -937,7 +935,10 @@ class GeminiProvider(Provider):
             losses = Losses()
             body["tools"] = [{"functionDeclarations": _declarations(tools, losses)}]
             return Conversion(body, tuple(losses.items))
-        return self._convert(messages, tools)
+        except MessageError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise format_error(exc) from None
 
     def _convert(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
