@@ -1161,3 +1161,25 @@ def test_another_providers_signature_on_the_text_is_a_loss() -> None:
         ("messages[1]", "thought signature from gemini on the text")
     ]
     assert "c2ln" not in str(conversion.body)
+
+
+def test_file_references_anthropic_cannot_read_are_dropped_with_a_loss() -> None:
+    gemini_file = "https://generativelanguage.googleapis.com/v1beta/files/abc"
+    m = Message.user(
+        [
+            FilePart(file_id="gs://bucket/a.pdf"),
+            FilePart(file_id=gemini_file, data="JVBERg==", media_type="application/pdf"),
+            FilePart(file_id="file_011"),
+            FilePart(file_id="https://x.test/a.pdf"),
+        ]
+    )
+    conversion = PROVIDER.convert([m])
+    assert [b["source"] for b in conversion.body["messages"][0]["content"]] == [
+        {"type": "base64", "media_type": "application/pdf", "data": "JVBERg=="},
+        {"type": "file", "file_id": "file_011"},
+        {"type": "url", "url": "https://x.test/a.pdf"},
+    ]
+    assert [loss.path for loss in conversion.losses] == [
+        "messages[0].content[0].file_id",
+        "messages[0].content[1].file_id",
+    ]

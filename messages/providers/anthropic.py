@@ -347,10 +347,24 @@ def _image_block(p: ImagePart, path: str, losses: Losses) -> Any:
 
 
 def _file_block(p: FilePart, path: str, losses: Losses) -> Any:
-    source: dict[str, Any]
-    if p.file_id:
-        source = {"type": "file", "file_id": p.file_id}
-    else:
+    source: dict[str, Any] | None = None
+    fid = p.file_id
+    if fid:
+        if "://" not in fid:
+            source = {"type": "file", "file_id": fid}
+        elif fid.startswith(("https://", "http://")) and not fid.startswith(_GOOGLE_FILES):
+            source = {"type": "url", "url": fid}  # a public URL
+        else:
+            # a Gemini Files API or Cloud Storage URI: of no use to Anthropic
+            losses.add(
+                f"{path}.file_id",
+                "file reference of another provider",
+                "dropped: Anthropic reads its own file ids and public URLs"
+                + ("; the inline data is sent" if p.data else ""),
+            )
+            if not p.data:
+                return None
+    if source is None:
         data = p.data or ""
         media_type = p.media_type or "application/pdf"
         source = {"type": "base64", "media_type": media_type, "data": data}
@@ -364,6 +378,9 @@ def _file_block(p: FilePart, path: str, losses: Losses) -> Any:
     if p.filename:
         block["title"] = p.filename
     return block
+
+
+_GOOGLE_FILES = "https://generativelanguage.googleapis.com/"
 
 
 def _audio_block(p: AudioPart, path: str, losses: Losses) -> Any:
