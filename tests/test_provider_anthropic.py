@@ -1183,3 +1183,73 @@ def test_file_references_anthropic_cannot_read_are_dropped_with_a_loss() -> None
         "messages[0].content[0].file_id",
         "messages[0].content[1].file_id",
     ]
+
+
+_CITATION = {
+    "type": "web_search_result_location",
+    "url": "https://x.test",
+    "title": "t",
+    "encrypted_index": "e",
+    "cited_text": "c",
+}
+_SEARCH_TURN = [
+    {"type": "text", "text": "Let me search. "},
+    {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
+    {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []},
+    {"type": "text", "text": "Found it.", "citations": [_CITATION]},
+]
+
+
+def _search_events() -> list[dict[str, Any]]:
+    def block(index: int, cb: dict[str, Any], *deltas: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {"type": "content_block_start", "index": index, "content_block": cb},
+            *({"type": "content_block_delta", "index": index, "delta": d} for d in deltas),
+            {"type": "content_block_stop", "index": index},
+        ]
+
+    server = {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}}
+    return [
+        start(),
+        *block(0, {"type": "text", "text": ""}, {"type": "text_delta", "text": "Let me search. "}),
+        *block(1, server, {"type": "input_json_delta", "partial_json": '{"query": "q"}'}),
+        *block(2, {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}),
+        *block(
+            3,
+            {"type": "text", "text": "", "citations": []},
+            {"type": "citations_delta", "citation": _CITATION},
+            {"type": "text_delta", "text": "Found it."},
+        ),
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+
+
+def test_a_response_with_server_tools_and_citations_goes_back_as_it_came() -> None:
+    # web search: the turn is sent back with its blocks in order and its citations
+    whole = PROVIDER.parse_response(response(_SEARCH_TURN, "end_turn"))
+    acc = PROVIDER.stream()
+    for event in _search_events():
+        acc.feed(event)
+    streamed = acc.finish()
+    for r in (whole, streamed):
+        assert r.text == "Let me search. Found it."
+        sent = PROVIDER.convert([Message.user("q"), r.message])
+        assert sent.body["messages"][1]["content"] == _SEARCH_TURN
+        assert sent.losses == ()
+    assert streamed.message.content == whole.message.content
+    assert streamed.message.extras == whole.message.extras
+
+
+def test_a_repeated_tool_use_id_is_an_invalid_call_and_the_rest_parses() -> None:
+    blocks = [
+        {"type": "text", "text": "hi"},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {}},
+        {"type": "tool_use", "id": "t1", "name": "g", "input": {"a": 1}},
+    ]
+    r = PROVIDER.parse_response(response(blocks, "tool_use"))
+    assert r.text == "hi"
+    assert [(c.id, c.name) for c in r.tool_calls] == [("t1", "f")]
+    assert [(c.id, c.name, c.raw_arguments) for c in r.invalid_tool_calls] == [
+        ("t1", "g", '{"a":1}')
+    ]

@@ -670,6 +670,31 @@ def raw_json_text(value: Any) -> str:
         return ""
 
 
+def unique_calls(
+    calls: Sequence[ToolCall], path: str
+) -> tuple[Sequence[ToolCall], list[InvalidToolCall]]:
+    """``calls`` without the ones that repeat an earlier call's id, and those as invalid calls.
+
+    For responses: a repeated id cannot be answered apart from the first, so the
+    repeat goes to ``invalid_tool_calls`` (with its path) and the rest still parses.
+    """
+    n = len(calls)
+    if n < 2 or (n == 2 and calls[0].id != calls[1].id):  # hot path: no set
+        return calls, []
+    seen: set[str] = set()
+    kept: list[ToolCall] = []
+    repeated: list[InvalidToolCall] = []
+    for c in calls:
+        if c.id in seen:
+            repeated.append(
+                InvalidToolCall(c.id, c.name, c.arguments_json, f"{path}: a repeated tool call id")
+            )
+        else:
+            seen.add(c.id)
+            kept.append(c)
+    return kept, repeated
+
+
 def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The well-formed ``unknown`` items of a provider's extras (others are ignored)."""
     items = state.get("unknown")

@@ -78,6 +78,7 @@ from ._base import (
     opt_str,
     raw_json_text,
     request_messages,
+    unique_calls,
 )
 
 if TYPE_CHECKING:
@@ -383,31 +384,6 @@ def _says_error(block: Mapping[str, Any]) -> bool:
     """True if a tool message's first block is text that already says it is an error."""
     text = block.get("text") if block.get("type") == "text" else None
     return type(text) is str and text.lower().startswith("error")
-
-
-def unique_calls(
-    calls: Sequence[ToolCall], path: str
-) -> tuple[Sequence[ToolCall], list[InvalidToolCall]]:
-    """``calls`` without the ones that repeat an earlier call's id, and those as invalid calls.
-
-    For responses: a repeated id cannot be answered apart from the first, so the
-    repeat goes to ``invalid_tool_calls`` (with its path) and the rest still parses.
-    """
-    n = len(calls)
-    if n < 2 or (n == 2 and calls[0].id != calls[1].id):  # hot path: no set
-        return calls, []
-    seen: set[str] = set()
-    kept: list[ToolCall] = []
-    repeated: list[InvalidToolCall] = []
-    for c in calls:
-        if c.id in seen:
-            repeated.append(
-                InvalidToolCall(c.id, c.name, c.arguments_json, f"{path}: a repeated tool call id")
-            )
-        else:
-            seen.add(c.id)
-            kept.append(c)
-    return kept, repeated
 
 
 def check_unique_ids(calls: Sequence[ToolCall], path: str) -> None:

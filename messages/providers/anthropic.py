@@ -104,6 +104,7 @@ from ._base import (
     plain_arguments,
     raw_json_text,
     required_str,
+    unique_calls,
 )
 
 if TYPE_CHECKING:
@@ -856,6 +857,8 @@ class AnthropicProvider(Provider):
         if type(blocks) is not list:
             blocks = fast_list(blocks, "content")
         parsed = _parse_assistant_blocks(blocks, "content", lenient=True)
+        if parsed.layout:  # rare: read again, keeping the blocks' order and keys
+            parsed = _parse_assistant_blocks(blocks, "content", lenient=True, layout=True)
         usage = _usage(body.get("usage"), "usage")
         # hot path: opt_str only when the value is not a str (it then reports or passes None)
         stop = body.get("stop_reason")
@@ -1148,7 +1151,7 @@ def _with_defaults(
 class _Parsed:
     """The blocks of one assistant turn, in order."""
 
-    __slots__ = ("calls", "invalid", "keys", "parts", "texts", "unknown")
+    __slots__ = ("calls", "invalid", "keys", "layout", "parts", "texts", "unknown")
 
     def __init__(self) -> None:
         self.parts: list[ContentPart] = []
@@ -1157,6 +1160,9 @@ class _Parsed:
         self.invalid: list[InvalidToolCall] = []
         self.unknown: list[FrozenDict] = []
         self.keys: list[FrozenDict] = []
+        # a response whose layout must be kept (unknown blocks, keys such as
+        # citations): text blocks stay separate parts in wire order
+        self.layout = False
 
 
 def _tool_call(blk: Mapping[str, Any], path: str, parsed: _Parsed, lenient: bool) -> None:
@@ -1208,8 +1214,17 @@ def _dumps_or_empty(value: Any) -> str:
 _new = object.__new__
 
 
-def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool) -> _Parsed:
+def _parse_assistant_blocks(
+    blocks: Sequence[Any], prefix: str, *, lenient: bool, layout: bool | None = None
+) -> _Parsed:
+    """The blocks of an assistant turn. ``lenient`` (a response): bad calls are invalid
+    calls. ``layout`` (a request, or a response with unknown blocks or extra keys):
+    text blocks stay separate parts and extra keys are kept, so formatting gives the
+    blocks back in their order; else a response's texts are joined."""
+    if layout is None:
+        layout = not lenient
     parsed = _Parsed()
+    parsed.layout = layout
     parts = parsed.parts
     for j, blk in enumerate(blocks):
         if blk.__class__ is not dict and not isinstance(blk, Mapping):
@@ -1221,12 +1236,13 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
             text = blk.get("text")
             if text.__class__ is not str:
                 text = required_str(blk, "text", f"{prefix}[{j}]")
-            if lenient:
-                parsed.texts.append(text)
-            else:
+            if layout:
                 parts.append(TextPart(text))
-            if not lenient:
                 _extra_keys(blk, kind, j, f"{prefix}[{j}]", parsed.keys)
+            else:
+                parsed.texts.append(text)
+                if len(blk) > 2:  # citations or other keys: keep the layout
+                    parsed.layout = True
             continue
         if kind == "tool_use":
             # hot path: a well-formed call with a known name is built inline, with no
@@ -1258,7 +1274,7 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
                     parsed.calls.append(call)
             if call is None:
                 _tool_call(blk, f"{prefix}[{j}]", parsed, lenient)
-            if not lenient:
+            if layout:
                 _extra_keys(blk, kind, j, f"{prefix}[{j}]", parsed.keys)
             continue
         path = f"{prefix}[{j}]"
@@ -1276,8 +1292,9 @@ def _parse_assistant_blocks(blocks: Sequence[Any], prefix: str, *, lenient: bool
             )
         else:
             parsed.unknown.append(_unknown(blk, j, path))
+            parsed.layout = True
             continue
-        if not lenient:
+        if layout:
             _extra_keys(blk, kind, j, path, parsed.keys)
     return parsed
 
@@ -1306,19 +1323,18 @@ def _parse_assistant_message(content: Any, path: str) -> AssistantMessage:
 def _response_message(parsed: _Parsed, usage: Usage | None) -> AssistantMessage:
     """The response's message: reasoning parts first, then the joined text."""
     calls = parsed.calls
-    n = len(calls)
-    if n > 1 and (calls[0].id == calls[1].id if n == 2 else len({c.id for c in calls}) != n):
-        raise DecodeError("duplicate tool_use id within the message", "content")
+    if len(calls) > 1:
+        # a repeated id cannot be answered apart: an invalid call, the rest parses
+        kept, repeated = unique_calls(calls, "content")
+        if repeated:
+            calls = list(kept)
+            parsed.invalid.extend(repeated)
     texts = parsed.texts
     text = texts[0] if len(texts) == 1 else "".join(texts)
     # hot path: every value here is checked and frozen already, so the trusted
     # builders skip a second validation (build_assistant would redo it).
     metadata = FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
-    extras = (
-        FrozenDict({NAME: FrozenDict({"unknown": tuple(parsed.unknown)})})
-        if parsed.unknown
-        else EMPTY
-    )
+    extras = _own(parsed.unknown, parsed.keys) if parsed.layout else EMPTY
     content: str | tuple[ContentPart, ...] = text
     if parsed.parts:  # reasoning (a response keeps no other part here)
         content = (*parsed.parts, TextPart(text)) if text else tuple(parsed.parts)
@@ -1387,10 +1403,11 @@ def _error_response(error: Any, path: str) -> ChatResponse:
 
 
 class _Block:
-    __slots__ = ("call", "chunks", "kind", "raw", "signature", "start_input")
+    __slots__ = ("call", "chunks", "extra", "kind", "raw", "signature", "start_input")
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
+        self.extra: dict[str, Any] | None = None  # a text block's other keys (citations)
         self.chunks: list[str] = []
         self.signature: str | None = None
         self.call: tuple[str, str, int] | None = None
@@ -1511,9 +1528,20 @@ class AnthropicStream(StreamAccumulator):
                 )
             block.signature = (block.signature or "") + sig
             return _EMPTY_DELTAS
+        if dkind == "citations_delta":
+            if block.kind == "text":
+                extra = block.extra if block.extra is not None else {}
+                block.extra = extra
+                cited = extra.get("citations")
+                extra["citations"] = (
+                    [*cited, delta.get("citation")]
+                    if isinstance(cited, list)
+                    else [delta.get("citation")]
+                )
+            return _EMPTY_DELTAS
         if type(dkind) is not str:
             raise DecodeError("expected a delta type string", f"events[{n}].delta.type")
-        return _EMPTY_DELTAS  # citations_delta and later delta kinds: nothing to accumulate
+        return _EMPTY_DELTAS  # later delta kinds: nothing to accumulate
 
     def _message_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
         path = f"events[{n}].message"
@@ -1552,6 +1580,8 @@ class AnthropicStream(StreamAccumulator):
         if kind == "text":
             block = _Block("text")
             text = opt_str(cb.get("text"), f"{path}.text") or ""
+            if len(cb) > 2:  # e.g. "citations": [] that citations_delta events fill
+                block.extra = {k: v for k, v in cb.items() if k not in {"type", "text"}}
             self._blocks[index] = block
             if text:
                 block.chunks.append(text)
@@ -1631,11 +1661,22 @@ class AnthropicStream(StreamAccumulator):
             if not self._stopped:
                 raise DecodeError("stream ended before message_stop (truncated)", "message_stop")
         parsed = _Parsed()
+        # with unknown blocks or a text block's keys (citations) the layout is kept:
+        # text blocks stay separate parts, as the non-streaming response has them
+        layout = parsed.layout = any(
+            b.kind == "unknown" or b.extra is not None for b in self._blocks.values()
+        )
         for index in sorted(self._blocks):
             block = self._blocks[index]
             kind = block.kind
             if kind == "text":
-                parsed.texts.append("".join(block.chunks))
+                if not layout:
+                    parsed.texts.append("".join(block.chunks))
+                    continue
+                parsed.parts.append(TextPart("".join(block.chunks)))
+                if block.extra:
+                    keys = freeze_decoded(block.extra, f"content[{index}]")
+                    parsed.keys.append(FrozenDict({"index": index, "keys": keys}))
             elif kind == "thinking":
                 parsed.parts.append(
                     ReasoningPart("".join(block.chunks), block.signature, False, NAME)

@@ -65,6 +65,7 @@ from ._base import (
     plain_arguments,
     raw_json_text,
     request_messages,
+    unique_calls,
 )
 from ._chat_completions import (
     _GOOD_NAMES,
@@ -88,7 +89,6 @@ from ._chat_completions import (
     stream_delta,
     tool_call_delta,
     tool_name_ok,
-    unique_calls,
 )
 
 if TYPE_CHECKING:
