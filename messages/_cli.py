@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import io
 import itertools
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any
 
 from ._json import json_type, loads
 from .errors import DecodeError, MessageError, OrderingError
@@ -30,10 +32,13 @@ from .providers import PROVIDERS
 if TYPE_CHECKING:
     from ._message import Message
     from ._ordering import OrderingPolicy
+    from ._tool_definition import ToolDefinition
 
 __all__ = ["main"]
 
-PROG = "python -m messages"
+#: The package's own name, so that a copy vendored under another name says its name.
+_PACKAGE = __package__ or "messages"
+PROG = f"python -m {_PACKAGE}"
 
 _PROVIDERS = tuple(PROVIDERS)
 _FORMATS = ("canonical", "envelope", *_PROVIDERS)
@@ -211,30 +216,154 @@ def _item_decoder(fmt: str) -> Callable[[Any], Message]:
     return envelope
 
 
-def _document_items(value: Any) -> list[tuple[str, Any]]:
+#: Top-level keys of a provider's request body that hold conversation content or
+#: tool definitions (which a canonical document has not), and the provider each
+#: suggests. Other keys (``model``, ``temperature``, ``policy``...) are options,
+#: not conversation: a document may have them.
+_BODY_KEYS: dict[str, str | None] = {
+    "system": "anthropic",
+    "systemInstruction": "gemini",
+    "system_instruction": "gemini",
+    "contents": "gemini",
+    "tools": None,
+    "functions": None,
+}
+
+
+def _document_items(value: Any, fmt: str) -> list[tuple[str, Any]]:
     """``(location, item)`` of each message in a canonical or envelope document."""
     if type(value) is list:
         return [(f"[{i}]", item) for i, item in enumerate(value)]
     if type(value) is dict:
         inner = value.get("messages")
         if type(inner) is list:
+            _refuse_body_keys(value, fmt)
             return [(f"messages[{i}]", item) for i, item in enumerate(inner)]
         if "messages" in value:
             raise DecodeError(f"expected an array, got {json_type(inner)}", "messages")
         if "role" in value:
             return [("", value)]
+        _refuse_body_keys(value, fmt)
     raise DecodeError(
         "expected a list of messages, an object with a 'messages' list, or one message; "
         f"got {json_type(value)}"
     )
 
 
-class _Decoded(NamedTuple):
-    """One decoded message, where it came from, and whether the input gave its id."""
+def _refuse_body_keys(value: dict[str, Any], fmt: str) -> None:
+    """DecodeError naming a key that holds a provider body's content, if there is one.
 
-    loc: str
-    message: Message
-    given_id: bool
+    Reading a request body as canonical would drop its system prompt, contents or
+    tools without a word; the error says which ``--from`` reads it.
+    """
+    found = [key for key in value if key in _BODY_KEYS]
+    if not found:
+        return
+    guess = next((g for g in map(_BODY_KEYS.get, found) if g), None)
+    hint = f"--from {guess}" if guess else f"--from PROVIDER (one of {', '.join(_PROVIDERS)})"
+    raise DecodeError(
+        f"a {fmt} conversation has no such key (it would be lost); "
+        f"for a provider's request body, use {hint}",
+        found[0],
+    )
+
+
+class _Decoded:
+    """One decoded message, where it came from, and whether the input gave its id.
+
+    ``loc`` is the message's place in the input (``messages[3]``, ``line 7``), or
+    ``""`` when there is nothing more precise than its index. For a provider's
+    request body it is worked out only when asked for (on a problem), because
+    that takes a second parse.
+    """
+
+    __slots__ = ("_loc", "_where", "given_id", "index", "message")
+
+    def __init__(
+        self,
+        loc: str,
+        message: Message,
+        given_id: bool,
+        where: _ProviderWhere | None = None,
+        index: int = 0,
+    ) -> None:
+        self._loc = loc
+        self.message = message
+        self.given_id = given_id
+        self._where = where
+        self.index = index
+
+    @property
+    def loc(self) -> str:
+        """Where the message is in the input (``""``: only its index is known)."""
+        where = self._where
+        if where is not None:
+            self._loc = where(self.index)
+            self._where = None
+        return self._loc
+
+
+#: Request-body keys whose content becomes the leading system message.
+_INSTRUCTION_KEYS = ("system", "systemInstruction", "system_instruction")
+
+
+class _ProviderWhere:
+    """The input location of each message parsed from a provider's request body.
+
+    Worked out on first use by parsing the body's instructions alone, then each
+    wire message alone, and counting the messages each gives (one wire message
+    may give several: a user turn with tool results). If those counts do not add
+    up to the whole parse, no location is given rather than a wrong one.
+    """
+
+    __slots__ = ("_body", "_fmt", "_lines", "_table", "_total")
+
+    def __init__(self, fmt: str, body: Any, lines: Sequence[int] | None, total: int) -> None:
+        self._fmt = fmt
+        self._body = body
+        self._lines = lines
+        self._total = total
+        self._table: list[str] | None = None
+
+    def __call__(self, index: int) -> str:
+        table = self._table
+        if table is None:
+            table = self._table = self._locate() or []
+        return table[index] if 0 <= index < len(table) else ""
+
+    def _locate(self) -> list[str] | None:
+        from .providers import get_provider
+
+        parse = get_provider(self._fmt).parse_messages
+        body = self._body
+        locs: list[str] = []
+        if type(body) is list:
+            items: list[Any] = body
+            prefix = ""
+        elif type(body) is dict:
+            key = next((k for k in ("messages", "contents") if type(body.get(k)) is list), None)
+            if key is None:
+                return None
+            items, prefix = body[key], key
+            rest = {k: v for k, v in body.items() if k != key}
+            rest[key] = []
+            try:
+                head = len(parse(rest))
+            except MessageError:
+                return None
+            where = next((k for k in _INSTRUCTION_KEYS if k in body), "")
+            locs.extend([where] * head)
+        else:
+            return None
+        lines = self._lines
+        for i, item in enumerate(items):
+            try:
+                count = len(parse([item]))
+            except MessageError:
+                return None
+            loc = f"line {lines[i]}" if lines is not None else f"{prefix}[{i}]"
+            locs.extend([loc] * count)
+        return locs if len(locs) == self._total else None
 
 
 def _messages(
@@ -263,7 +392,7 @@ def _messages(
                 continue
             yield _Decoded(f"line {n}", message, "id" in item)
         return
-    for loc, item in _document_items(source.value):
+    for loc, item in _document_items(source.value, fmt):
         try:
             message = decode(item)
         except MessageError as exc:
@@ -281,6 +410,7 @@ def _provider_messages(
 
     lines: list[int] | None = None
     body: Any
+    single = False
     if isinstance(source, _Lines):
         body, lines = [], []
         for n, raw in source.rows:
@@ -296,6 +426,7 @@ def _provider_messages(
         body = source.value
         if type(body) is dict and "role" in body:
             body = [body]  # one message on its own
+            single = True
     try:
         parsed = get_provider(fmt).parse_messages(body)
     except MessageError as exc:
@@ -304,8 +435,11 @@ def _provider_messages(
             raise err from None
         problems.append(err)
         return
-    for message in parsed:
-        yield _Decoded("", message, False)  # provider wires carry no message ids
+    # One message on its own has no place to name but itself.
+    where = None if single else _ProviderWhere(fmt, body, lines, len(parsed))
+    for i, message in enumerate(parsed):
+        # Provider wires carry no message ids.
+        yield _Decoded("", message, False, where, i)
 
 
 def _line_of_item(exc: MessageError, lines: Sequence[int]) -> MessageError:
@@ -351,22 +485,36 @@ class _Opened:
 
 
 class _Sink:
-    """Output to stdout, or to a file that is replaced only once all is written."""
+    """Output to stdout, or to ``-o OUT``.
+
+    A regular file (or a new one) is written to a temporary file beside it and
+    renamed over it only once all is written, so a failure leaves the old file; a
+    symlink is followed, so its target is what gets replaced. Anything else (a
+    FIFO, a terminal, ``/dev/null``) is written in place: renaming a regular file
+    over it would replace the device itself.
+    """
 
     def __init__(self, spec: str | None) -> None:
         self._spec = spec if spec not in (None, "-") else None
         self._tmp = ""
+        self._target = ""
         self._file: IO[bytes] | None = None
 
     def __enter__(self) -> _Sink:
-        if self._spec is not None:
-            self._tmp = f"{self._spec}.{os.getpid()}.tmp"
-            try:
-                self._file = open(self._tmp, "wb")
-            except OSError as exc:
-                raise _Failure(f"{self._spec}: cannot write ({_reason(exc)})") from None
-        else:
+        spec = self._spec
+        if spec is None:
             sys.stdout.flush()
+            return self
+        try:
+            target = _replaceable(spec)
+            if target is None:
+                self._file = open(spec, "wb")
+            else:
+                self._target = target
+                fd, self._tmp = _create_beside(target)
+                self._file = os.fdopen(fd, "wb")
+        except OSError as exc:
+            raise _Failure(f"{spec}: cannot write ({_reason(exc)})") from None
         return self
 
     def write(self, text: str) -> None:
@@ -390,17 +538,67 @@ class _Sink:
             buffer = getattr(sys.stdout, "buffer", None)
             (buffer or sys.stdout).flush()
             return
-        self._file.close()
         try:
-            if exc_type is None:
-                os.replace(self._tmp, self._spec or "")
-                return
+            self._file.close()
+            if exc_type is None and self._tmp:
+                os.replace(self._tmp, self._target)
         except OSError as exc:
-            raise _Failure(f"{self._spec}: cannot write ({_reason(exc)})") from None
+            if exc_type is None:
+                raise _Failure(f"{self._spec}: cannot write ({_reason(exc)})") from None
         finally:
-            if exc_type is not None or os.path.lexists(self._tmp):
+            if self._tmp and (exc_type is not None or os.path.lexists(self._tmp)):
                 with contextlib.suppress(OSError):
                     os.unlink(self._tmp)
+
+
+def _replaceable(spec: str) -> str | None:
+    """The path to replace atomically for output ``spec``; None to write ``spec`` in place.
+
+    A regular file, through any symlinks, is replaced at its real path; a path
+    that does not exist yet (or a dangling symlink's target) is created. Anything
+    that exists and is not a regular file is written in place.
+    """
+    try:
+        st = os.stat(spec)
+    except FileNotFoundError:
+        return os.path.realpath(spec)
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    target = os.path.realpath(spec)
+    try:
+        same = os.path.samestat(st, os.stat(target))
+    except OSError:
+        same = False
+    # A /proc/self/fd/N link to a deleted or unnamed file has no real path to replace.
+    return target if same else None
+
+
+def _create_beside(target: str) -> tuple[int, str]:
+    """A new temporary file in ``target``'s directory: created exclusively, never reused.
+
+    Mode 0666 less the umask, as ``open`` would create the output; an existing
+    output's permission bits are kept.
+    """
+    directory, name = os.path.split(target)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(directory, f".{name[:64]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            return fd, tmp
+        except BaseException:
+            os.close(fd)
+            os.unlink(tmp)
+            raise
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, mode)
+        return fd, tmp
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
 
 
 def _escape_line_breaks(text: str) -> str:
@@ -431,12 +629,18 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     # A progress line would tear output written to the same terminal.
     to_terminal = args.output in (None, "-") and _isatty(sys.stdout)
     with _Opened(args, progress=not to_terminal) as source:
+        tools, dropped = _tools(source, args.from_format)
         located = _messages(source, args.from_format, None)
         if args.to_format in _PROVIDERS:
-            return _convert_to_provider(args, list(located))
+            return _convert_to_provider(args, list(located), tools, dropped)
         if isinstance(source, _Document):
             # Already in memory: decode it all first, so bad input writes nothing.
             located = iter(list(located))
+        if tools:
+            dropped.append(("tools", f"not carried: {args.to_format} output holds messages only"))
+        report = [(args.from_format, path, rule) for path, rule in dropped]
+        if _report(args, report, args.to_format):
+            return 1
         encode = _item_encoder(args.to_format)
         with _Sink(args.output) as sink:
             if args.output_format == "jsonl":
@@ -451,6 +655,54 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tools(
+    source: _Document | _Lines, fmt: str
+) -> tuple[list[ToolDefinition], list[tuple[str, str]]]:
+    """The tool definitions of a provider's request body, and ``(path, why)`` of those left out.
+
+    A body's ``tools`` are carried to a provider output; a tool the input
+    provider's ``parse_tools`` does not read (a server tool such as web search),
+    or every tool when it has no ``parse_tools``, is reported instead of dropped
+    without a word.
+    """
+    if fmt not in _PROVIDERS or not isinstance(source, _Document):
+        return [], []
+    body = source.value
+    if type(body) is not dict or not body.get("tools"):
+        return [], []
+    from .providers import get_provider
+
+    parse: Callable[[Any], list[ToolDefinition]] | None = getattr(
+        get_provider(fmt), "parse_tools", None
+    )
+    if parse is None:
+        return [], [("tools", f"not carried: reading {fmt} tool definitions is not supported")]
+    tools = parse(body)
+    dropped: list[tuple[str, str]] = []
+    raw = body["tools"]
+    if type(raw) is list:
+        # Each entry parsed alone: which ones give no definition (a short list).
+        for i, entry in enumerate(raw):
+            if not parse([entry]):
+                dropped.append((f"tools[{i}]", "not a function tool; not carried"))
+    return tools, dropped
+
+
+def _report(args: argparse.Namespace, report: list[tuple[str, str, str]], target: str) -> bool:
+    """Print each ``(who, path, rule)`` left out as a warning (an error with --strict).
+
+    Only the path and the rule: a loss's description is not needed to find it.
+    Returns True when ``--strict`` stops the conversion.
+    """
+    kind = "error" if args.strict else "warning"
+    for who, path, rule in report:
+        _warn(f"{kind}: {who}: {path}: {rule}")
+    if args.strict and report:
+        _warn(f"{target} cannot carry {len(report)} thing(s) here; nothing written (--strict)")
+        return True
+    return False
+
+
 def _item_encoder(fmt: str) -> Callable[[Message], Any]:
     if fmt == "canonical":
         return lambda message: message.to_dict()
@@ -459,18 +711,24 @@ def _item_encoder(fmt: str) -> Callable[[Message], Any]:
     return lambda message: Envelope.from_message(message).to_dict()
 
 
-def _convert_to_provider(args: argparse.Namespace, decoded: list[_Decoded]) -> int:
+def _convert_to_provider(
+    args: argparse.Namespace,
+    decoded: list[_Decoded],
+    tools: Sequence[ToolDefinition],
+    dropped: list[tuple[str, str]],
+) -> int:
     from .providers import get_provider
 
     provider = get_provider(args.to_format)
-    conversion = provider.convert([d.message for d in decoded])
-    kind = "error" if args.strict else "warning"
-    for loss in conversion.losses:
-        # Only the path and the rule: a loss's description is not needed to find it.
-        _warn(f"{kind}: {provider.name}: {_input_path(loss.path, decoded)}: {loss.rule}")
-    if args.strict and conversion.losses:
-        count = len(conversion.losses)
-        _warn(f"{provider.name} cannot carry {count} thing(s) here; nothing written (--strict)")
+    conversion = provider.convert([d.message for d in decoded], tools)
+    # Loss paths name the canonical messages; for canonical input, where they are in the file.
+    located = args.from_format not in _PROVIDERS
+    report = [(args.from_format, path, rule) for path, rule in dropped]
+    report += [
+        (provider.name, _input_path(loss.path, decoded) if located else loss.path, loss.rule)
+        for loss in conversion.losses
+    ]
+    if _report(args, report, provider.name):
         return 1
     with _Sink(args.output) as sink:
         sink.write(_pretty(conversion.body) + "\n")
@@ -527,15 +785,17 @@ def _replay(source: _Document | _Lines, fmt: str, policy: OrderingPolicy) -> int
     state = OrderingState(policy)
     seen: set[str] = set()
     count = 0
-    for loc, message, given_id in _messages(source, fmt, None):
+    for decoded in _messages(source, fmt, None):
+        message = decoded.message
         try:
             # Ids the input leaves out are minted here, unique by construction.
-            if given_id:
+            if decoded.given_id:
                 if message.id in seen:
                     raise _duplicate(message.id, count)
                 seen.add(message.id)
             advance(state, message, count)
         except OrderingError as exc:
+            loc = decoded.loc
             raise (_relocated(exc, loc) if loc else exc) from None
         count += 1
     return count
@@ -567,10 +827,11 @@ def _all_problems(
 
     problems: list[MessageError] = []
     decoded = list(_messages(source, fmt, problems))
-    where = [loc or f"message {i}" for i, (loc, _, _) in enumerate(decoded)]
+    where = [d.loc or f"message {i}" for i, d in enumerate(decoded)]
     seen: set[str] = set()
-    for i, (_, message, given_id) in enumerate(decoded):
-        if given_id:
+    for i, d in enumerate(decoded):
+        message = d.message
+        if d.given_id:
             if message.id in seen:
                 problems.append(_relocated(_duplicate(message.id, i), where[i]))
             seen.add(message.id)
@@ -594,7 +855,8 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     tokens = 0
     opened = _Opened(args)
     with opened as source:
-        for _, message, _ in _messages(source, args.format, None):
+        for decoded in _messages(source, args.format, None):
+            message = decoded.message
             roles[message.role] += 1
             tokens += estimate_tokens(message)
             if type(message) is ToolResultMessage or isinstance(message, ToolResultMessage):
@@ -721,7 +983,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=f"run '{PROG} COMMAND --help' for the options and an example of each command",
         formatter_class=formatter,
     )
-    parser.add_argument("--version", action="version", version=f"messages {__version__}")
+    parser.add_argument("--version", action="version", version=f"{_PACKAGE} {__version__}")
     parser.add_argument(
         "--traceback",
         action="store_true",

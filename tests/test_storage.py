@@ -673,6 +673,120 @@ def test_a_custom_truncation_breaking_the_policy_changes_nothing() -> None:
     assert backend.load(IDENT) is None
 
 
+def test_the_seeds_custom_truncation_config_is_accepted_and_runs() -> None:
+    # Seed 003: context_window=1000 with the default 1000 reserved; the callback runs.
+    calls: list[int] = []
+
+    def truncation(msgs: tuple[Message, ...], total: int, config: ChatHistoryConfig) -> None:
+        calls.append(total)
+
+    config = ChatHistoryConfig(context_window=1000, truncation=truncation)
+    assert config.max_prompt_tokens == 0
+    storage = ChatHistoryStorage(MemoryBackend(), IDENT, config)
+    storage.add_message(UserMessage("Hello"))
+    storage.add_message(AssistantMessage("Response", metadata=_usage(1500)))
+    storage.save()
+    assert calls == [1500]
+
+
+@pytest.mark.parametrize(("window", "reserved"), [(1000, 1000), (100, 5000), (0, 0)])
+def test_a_budget_of_zero_or_less_truncates_any_reported_usage(window: int, reserved: int) -> None:
+    config = ChatHistoryConfig(context_window=window, reserved_for_completion=reserved)
+    assert config.max_prompt_tokens == window - reserved
+    storage = ChatHistoryStorage(MemoryBackend(), IDENT, config)
+    storage.add_message(SystemMessage("sys"))
+    storage.add_message(UserMessage("Hello"))
+    storage.add_message(AssistantMessage("Response", metadata=_usage(1)))
+    assert storage.save()
+    assert [m.text for m in storage.messages()] == ["sys"]
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [None, OrderingPolicy.lenient(), OrderingPolicy.strict()],
+    ids=["default", "lenient", "strict"],
+)
+def test_default_truncation_drops_whole_turns_never_an_orphan_answer(
+    policy: OrderingPolicy | None,
+) -> None:
+    # The oldest question is long and its answer short: dropping the question
+    # alone would fit the budget, but the answer must go with it.
+    config = ChatHistoryConfig(context_window=1000, reserved_for_completion=0, policy=policy)
+    storage = ChatHistoryStorage(MemoryBackend(), IDENT, config)
+    storage.add_message(SystemMessage("sys"))
+    storage.add_message(UserMessage("q" * 4000))
+    storage.add_message(AssistantMessage("a1"))
+    storage.add_message(UserMessage("second question"))
+    storage.add_message(AssistantMessage("a2", metadata=_usage(1200)))
+    assert storage.save()
+    assert [m.text for m in storage.messages()] == ["sys", "second question", "a2"]
+
+
+def _turns(msgs: Sequence[Message]) -> list[list[str]]:
+    turns: list[list[str]] = []
+    for m in msgs:
+        if isinstance(m, (SystemMessage, DeveloperMessage)):
+            continue
+        if isinstance(m, UserMessage) or not turns:
+            turns.append([])
+        turns[-1].append(m.id)
+    return turns
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.lists(
+        st.tuples(st.integers(0, 400), st.integers(0, 2), st.booleans()), min_size=1, max_size=8
+    ),
+    total=st.integers(0, 5000),
+    budget=st.integers(-50, 3000),
+)
+def test_default_truncation_keeps_a_suffix_of_whole_turns(
+    shape: list[tuple[int, int, bool]], total: int, budget: int
+) -> None:
+    config = ChatHistoryConfig(context_window=max(budget, 0), reserved_for_completion=0)
+    if budget < 0:
+        config = ChatHistoryConfig(context_window=0, reserved_for_completion=-budget)
+    storage = ChatHistoryStorage(MemoryBackend(), IDENT, config)
+    storage.add_message(SystemMessage("sys"))
+    for n, (size, answers, tool) in enumerate(shape):
+        storage.add_message(UserMessage("u" * size))
+        if tool:
+            storage.add_message(ToolCallMessage([ToolCall(f"c{n}", "f", {})]))
+            storage.add_message(ToolResultMessage(f"c{n}", "r" * size))
+        for _ in range(answers):
+            storage.add_message(AssistantMessage("a" * (size // 2)))
+    storage.add_message(AssistantMessage("last", metadata=_usage(total)))
+    before = storage.messages()
+    storage.save()
+    after = storage.messages()
+    assert isinstance(after[0], SystemMessage)
+    kept, all_turns = _turns(after), _turns(before)
+    assert kept == all_turns[len(all_turns) - len(kept) :]  # whole turns, the newest ones
+    if total <= budget:
+        assert after == before
+
+
+@pytest.mark.parametrize("returned", [5, object(), [UserMessage("ok"), "not a message"]])
+def test_a_custom_truncation_returning_a_wrong_value_names_the_callback(
+    returned: object,
+) -> None:
+    def truncation(msgs: tuple[Message, ...], total: int, config: ChatHistoryConfig) -> Any:
+        return returned
+
+    backend = MemoryBackend()
+    config = ChatHistoryConfig(context_window=100, reserved_for_completion=0, truncation=truncation)
+    storage = ChatHistoryStorage(backend, IDENT, config)
+    storage.add_message(UserMessage(SECRET))
+    storage.add_message(AssistantMessage("b", metadata=_usage(500)))
+    with pytest.raises(ValidationError) as info:
+        storage.save()
+    assert info.value.path.startswith("truncation")
+    assert SECRET not in str(info.value)
+    assert len(storage) == 2
+    assert backend.load(IDENT) is None
+
+
 # -- store_meta ----------------------------------------------------------------------------
 
 
@@ -860,11 +974,12 @@ def test_threads_sharing_one_storage_lose_nothing(backend: Backend) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "path"),
     [
-        ({"context_window": 0}, "context_window"),
+        ({"context_window": -1}, "context_window"),
         ({"context_window": 1.5}, "context_window"),
         ({"context_window": True}, "context_window"),
         ({"reserved_for_completion": -1}, "reserved_for_completion"),
-        ({"context_window": 100, "reserved_for_completion": 100}, "reserved_for_completion"),
+        ({"reserved_for_completion": 1.0}, "reserved_for_completion"),
+        ({"reserved_for_completion": False}, "reserved_for_completion"),
         ({"store_meta": 1}, "store_meta"),
         ({"on_before_add": "f"}, "on_before_add"),
         ({"on_after_add": 3}, "on_after_add"),

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -247,6 +251,160 @@ def test_lone_surrogates_in_names_and_text_survive(backend: SQLiteBackend) -> No
     storage.save()
     assert ChatHistoryStorage(backend, ident).messages()[0].text == "half an emoji \ud83d here"
     assert backend.list_sessions("\ud800bot", "\ud83d") == [ident]
+
+
+def test_a_body_that_is_not_utf8_names_session_and_position_never_the_content(
+    backend: SQLiteBackend, db: Path
+) -> None:
+    records = [Message.user(f"{SECRET} {i}").to_dict() for i in range(4)]
+    backend.save(IDENT, records)
+    body = json.dumps(records[2]).encode("ascii").replace(b"SENTINEL", b"SENTINEL\xff")
+    _sql(db, f"UPDATE messages SET body = CAST(x'{body.hex()}' AS TEXT) WHERE seq = 2")
+    with pytest.raises(StorageError) as info:
+        backend.load(IDENT)
+    assert info.value.path == f"session {IDENT.key} messages[2]"
+    assert "UTF-8" in info.value.message
+    assert SECRET not in str(info.value)
+    assert "SENTINEL" not in str(info.value)
+
+
+def test_a_session_name_that_is_not_utf8_gives_storage_error(
+    backend: SQLiteBackend, db: Path
+) -> None:
+    backend.save(IDENT, [])
+    _sql(db, f"UPDATE sessions SET session = CAST(x'22{SECRET.encode().hex()}ff22' AS TEXT)")
+    with pytest.raises(StorageError) as info:
+        backend.list_sessions("bot")
+    assert "corrupt session name" in str(info.value)
+    assert SECRET not in str(info.value)
+
+
+@pytest.mark.parametrize("missing", [0, 1, 3])
+def test_a_deleted_row_is_a_storage_error_not_a_shorter_session(
+    backend: SQLiteBackend, db: Path, missing: int
+) -> None:
+    backend.save(IDENT, [Message.user(f"m{i}").to_dict() for i in range(5)])
+    _sql(db, f"DELETE FROM messages WHERE seq = {missing}")
+    with pytest.raises(StorageError) as info:
+        backend.load(IDENT)
+    assert info.value.path == f"session {IDENT.key} messages[{missing}]"
+    assert "missing" in info.value.message
+
+
+def test_rows_stay_numbered_without_gaps_across_appends_and_rewrites(
+    backend: SQLiteBackend, db: Path
+) -> None:
+    storage = ChatHistoryStorage(backend, IDENT)
+    for i in range(6):
+        storage.add_message(UserMessage(f"m{i}"))
+        storage.save()
+    storage.remove(storage.messages()[2].id)
+    storage.save()
+    storage.add_message(UserMessage("m6"))
+    storage.save()
+    assert _sql(db, "SELECT seq FROM messages ORDER BY seq") == [(i,) for i in range(6)]
+    assert len(ChatHistoryStorage(backend, IDENT).messages()) == 6
+
+
+@pytest.mark.parametrize(
+    ("statements", "missing"),
+    [
+        ([], "no sessions table"),
+        (
+            [
+                "CREATE TABLE sessions (key TEXT PRIMARY KEY, agent TEXT, scope TEXT,"
+                " session TEXT, updated_at REAL)"
+            ],
+            "no messages table",
+        ),
+        (
+            [
+                "CREATE TABLE sessions (key TEXT PRIMARY KEY, agent TEXT, scope TEXT,"
+                " session TEXT, updated_at REAL)",
+                "CREATE TABLE messages (key TEXT, seq INTEGER, msg_id TEXT)",
+            ],
+            "messages table has no body column",
+        ),
+    ],
+)
+def test_a_database_claiming_the_version_without_its_tables_is_refused(
+    db: Path, statements: list[str], missing: str
+) -> None:
+    _sql(
+        db,
+        "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+        f"INSERT INTO schema_version VALUES ({SCHEMA_VERSION})",
+        *statements,
+    )
+    with SQLiteBackend(db) as b, pytest.raises(StorageError, match=missing):
+        b.load(IDENT)
+
+
+def _unprivileged(fn: Callable[[], object]) -> Any:
+    """``fn()``, run without root's power to ignore file modes (in a child if root)."""
+    if os.geteuid() != 0:
+        return fn()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)  # nobody
+            try:
+                result: object = ("ok", fn())
+            except Exception as exc:
+                result = ("error", type(exc).__name__, str(exc))
+            os.write(write, json.dumps(result).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    return json.loads(data)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX file modes")
+@pytest.mark.parametrize("read_only_directory", [False, True])
+def test_a_read_only_database_can_be_loaded(read_only_directory: bool) -> None:
+    # Not tmp_path: an unprivileged child must be able to reach the file.
+    directory = Path(tempfile.mkdtemp(prefix="ro-sqlite-"))
+    try:
+        directory.chmod(0o777)
+        db = directory / "chats.sqlite"
+        with SQLiteBackend(db) as b:
+            storage = ChatHistoryStorage(b, IDENT)
+            storage.add_message(UserMessage("kept"))
+            storage.save()
+        db.chmod(0o444)
+        if read_only_directory:
+            directory.chmod(0o555)
+
+        def load_then_write() -> list[str]:
+            with SQLiteBackend(db) as b:
+                texts = [m.text for m in ChatHistoryStorage(b, IDENT).messages()]
+                try:
+                    b.append(IDENT, [{"role": "user", "content": "more"}])
+                except StorageError as exc:
+                    texts.append(str(exc))
+            return texts
+
+        got = _unprivileged(load_then_write)
+        if os.geteuid() == 0:
+            assert got[0] == "ok", got
+            got = got[1]
+        assert isinstance(got, list)
+        assert got[0] == "kept"
+        assert len(got) == 2
+        assert "cannot append to the session" in got[1]
+    finally:
+        directory.chmod(0o755)
+        shutil.rmtree(directory)
 
 
 # -- threads and processes ------------------------------------------------------------------

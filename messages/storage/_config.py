@@ -17,7 +17,11 @@ call the storage's own methods but should not block for long):
 ``truncation(messages, total_tokens, config) -> Sequence[Message] | None``
     Replaces the default truncation. Called on save when the last message's
     ``metadata["usage"]["total_tokens"]`` exceeds ``context_window -
-    reserved_for_completion``; returns the messages to keep (``None``: keep all).
+    reserved_for_completion`` (a budget that may be 0 or negative); returns the
+    messages to keep (``None``: keep all). Anything else is a ValidationError
+    naming ``truncation``, and nothing changes. The default drops the oldest whole
+    turns (a user message and everything up to the next one) and keeps system and
+    developer messages.
 """
 
 from __future__ import annotations
@@ -96,12 +100,8 @@ class ChatHistoryConfig:
             value = getattr(self, name)
             if type(value) is not int:
                 raise ValidationError(f"expected int, got {type(value).__name__}", name)
-        if self.context_window <= 0:
-            raise ValidationError("must be positive", "context_window")
-        if not 0 <= self.reserved_for_completion < self.context_window:
-            raise ValidationError(
-                "must be at least 0 and less than context_window", "reserved_for_completion"
-            )
+            if value < 0:
+                raise ValidationError("must not be negative", name)
         for name in ("store_meta", "repair_on_load"):
             value = getattr(self, name)
             if value is not True and value is not False:
@@ -129,5 +129,9 @@ class ChatHistoryConfig:
 
     @property
     def max_prompt_tokens(self) -> int:
-        """``context_window - reserved_for_completion``: the budget truncation keeps to."""
+        """``context_window - reserved_for_completion``: the budget truncation keeps to.
+
+        It may be 0 or negative (a reservation as large as the window): then any
+        reported usage above it truncates.
+        """
         return self.context_window - self.reserved_for_completion

@@ -25,11 +25,14 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .._message import Message
+from .._role import MessageRole
 from ..errors import DecodeError, OrderingError, StorageError, ValidationError
 from ._backend import Backend, Record
 from ._config import DROP, ChatHistoryConfig
 from ._identity import SessionIdentity
 from ._rows import where
+
+_INSTRUCTION_ROLES = frozenset((MessageRole.SYSTEM, MessageRole.DEVELOPER))
 
 if TYPE_CHECKING:
     import os
@@ -423,13 +426,17 @@ class ChatHistoryStorage:
         msgs = h.messages()
         custom = config.truncation
         if custom is not None:
-            kept = custom(msgs, total, config)
+            kept = _checked_truncation(custom(msgs, total, config))
+            if kept is not None and (
+                kept != msgs or any(a.id != b.id for a, b in zip(kept, msgs, strict=True))
+            ):
+                self._set_messages(h, kept)
+        else:
+            kept = _drop_oldest_turns(
+                msgs, config.max_prompt_tokens, _calibrated_counter(msgs, total)
+            )
             if kept is not None:
-                kept = tuple(kept)
-                if kept != msgs or any(a.id != b.id for a, b in zip(kept, msgs, strict=True)):
-                    self._set_messages(h, kept)
-        elif h.truncate(config.max_prompt_tokens, _calibrated_counter(msgs, total)):
-            self._rewrite = True
+                self._set_messages(h, kept)
         self._truncated_for = last.id
 
     def _set_messages(self, h: ConversationHistory, msgs: tuple[Message, ...]) -> None:
@@ -440,6 +447,67 @@ class ChatHistoryStorage:
         h.clear()
         h.extend(msgs)
         self._rewrite = True
+
+
+def _checked_truncation(kept: object) -> tuple[Message, ...] | None:
+    """What a custom truncation returned, as a tuple of messages (None: keep all).
+
+    Anything else is the callback's bug: a ValidationError naming it, before any
+    change, instead of a TypeError from deep inside ``save()``.
+    """
+    if kept is None:
+        return None
+    try:
+        items = tuple(iter(kept))  # type: ignore[call-overload]
+    except TypeError:
+        raise ValidationError(
+            f"returned {type(kept).__name__}; expected a sequence of messages or None",
+            "truncation",
+        ) from None
+    for i, m in enumerate(items):
+        if not isinstance(m, Message):
+            raise ValidationError(
+                f"returned {type(m).__name__} at position {i}; expected a Message",
+                f"truncation[{i}]",
+            )
+    return items
+
+
+def _drop_oldest_turns(
+    msgs: tuple[Message, ...], budget: int, count: Callable[[Message], int]
+) -> tuple[Message, ...] | None:
+    """The messages left after dropping the oldest whole turns to fit ``budget``; None if none.
+
+    A turn is a user message and everything up to the next one (its answers, tool
+    calls and results), so a question never loses its answer nor an answer its
+    question, whatever the policy; messages before the first user message go
+    with the first turn. System and developer messages are always kept, so the
+    result can exceed ``budget`` (which may be 0 or negative) when they alone do,
+    and then every turn goes.
+    """
+    counts = [count(m) for m in msgs]
+    instructions = 0
+    for m, c in zip(msgs, counts, strict=True):
+        if m.role in _INSTRUCTION_ROLES:
+            instructions += c
+    rest = sum(counts) - instructions  # what the turns from position p on cost
+    if rest + instructions <= budget:
+        return None
+    room = budget - instructions
+    cut = len(msgs)
+    for p, m in enumerate(msgs):
+        role = m.role
+        if role in _INSTRUCTION_ROLES:
+            continue
+        if role is MessageRole.USER and rest <= room:
+            cut = p
+            break
+        rest -= counts[p]
+    kept = [m for m in msgs[:cut] if m.role in _INSTRUCTION_ROLES]
+    if len(kept) == cut:
+        return None  # nothing but instructions before the cut: nothing to drop
+    kept.extend(msgs[cut:])
+    return tuple(kept)
 
 
 def _total_tokens(message: Message) -> int | None:

@@ -13,15 +13,25 @@ Windows) and fsyncs the directory, so a crash at any moment leaves the old file
 or the new one. A crash may leave a hidden ``.tmp-*`` file behind; it is never
 read, and can be deleted.
 
-Concurrent saves of one session from several processes are last-writer-wins:
-use the SQLite backend when processes share a session.
+Writers of one session, in any threads or processes, take turns: each write
+holds an exclusive lock (``fcntl.flock`` on a hidden ``.<key>.lock`` file beside
+the session file, removed with the session; where there is no ``fcntl``, a lock
+shared by the threads of this process only). ``append`` re-reads the stored
+session under that lock and merges by message id: the stored messages first, in
+their order, then the records whose ids are not stored yet, in the writer's
+order; so two writers appending to one session both keep their messages, and an
+append retried after a failure does not add its messages twice. ``save``
+replaces the session under the lock (a writer that removed or changed messages
+means its whole list: last writer wins).
+Readers take no lock: they see the old file or the new one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._json import dumps_compact, json_type, loads
@@ -36,6 +46,8 @@ FORMAT = "messages.session"
 VERSION = 1
 _SUFFIX = ".jsonl"
 _TMP_PREFIX = ".tmp-"
+_LOCK_SUFFIX = ".lock"
+_ID_START = b'{"id":"'  # how every row this library writes begins
 
 
 class JsonFileBackend:
@@ -69,6 +81,14 @@ class JsonFileBackend:
     def load(self, identity: SessionIdentity) -> list[Record] | None:
         """The session's message dicts in order; None when there is no file."""
         key = identity.key
+        lines = self._rows(identity)
+        if lines is None:
+            return None
+        return [decode_row(line, key, i) for i, line in enumerate(lines)]
+
+    def _rows(self, identity: SessionIdentity) -> list[bytes] | None:
+        """The stored rows (one JSON message each), checked whole; None when no file."""
+        key = identity.key
         try:
             with open(self.path_of(identity), "rb") as f:
                 data = f.read()
@@ -81,12 +101,12 @@ class JsonFileBackend:
         lines = data[:-1].split(b"\n")
         header = _header(lines[0], key)
         _check_owner(header, identity)
-        count = len(lines) - 1
-        if header["count"] != count:
+        del lines[0]
+        if header["count"] != len(lines):
             raise StorageError(
-                f"file holds {count} messages, its header says {header['count']}", where(key)
+                f"file holds {len(lines)} messages, its header says {header['count']}", where(key)
             )
-        return [decode_row(line, key, i) for i, line in enumerate(lines[1:])]
+        return lines
 
     def list_sessions(self, agent: str, scope: str | None = None) -> list[SessionIdentity]:
         """The sessions of ``agent`` in exactly ``scope``, sorted by session name."""
@@ -120,9 +140,50 @@ class JsonFileBackend:
     # -- writing ------------------------------------------------------------------
 
     def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
-        """Replace the session's file atomically."""
+        """Replace the session's file atomically (under the session's write lock)."""
         key = identity.key
         rows = encode_rows(key, records)
+        with self._locked(key):
+            self._write(identity, [row.encode("ascii") for row in rows])
+
+    def append(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
+        """Add ``records`` after the stored messages, merging by id, atomically.
+
+        Under the session's write lock: reads what is stored now (whatever other
+        writers appended meanwhile), keeps it in its order, and adds each record
+        whose id is not stored yet, in order. A record without a string id is
+        always added.
+        """
+        key = identity.key
+        rows = encode_rows(key, records)
+        with self._locked(key):
+            stored = self._rows(identity) or []
+            seen = {_row_id(line, key, i) for i, line in enumerate(stored)}
+            for record, row in zip(records, rows, strict=True):
+                message_id = record.get("id")
+                if type(message_id) is str:
+                    if message_id in seen:
+                        continue  # stored already (by another writer, or a retried append)
+                    seen.add(message_id)
+                stored.append(row.encode("ascii"))
+            self._write(identity, stored)
+
+    def delete(self, identity: SessionIdentity) -> None:
+        """Remove the session's file (no error when there is none)."""
+        key = identity.key
+        with self._locked(key, remove=True):
+            try:
+                os.remove(self.path_of(identity))
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise StorageError(
+                    f"cannot delete the file ({type(exc).__name__})", where(key)
+                ) from exc
+        if self._fsync:
+            _fsync_directory(self.directory)
+
+    def _write(self, identity: SessionIdentity, rows: list[bytes]) -> None:
         header = dumps_compact(
             {
                 "format": FORMAT,
@@ -132,23 +193,31 @@ class JsonFileBackend:
                 "scope": identity.scope,
                 "count": len(rows),
             }
-        )
+        ).encode("ascii")
         rows.insert(0, header)
-        rows.append("")
-        self._replace(key, "\n".join(rows).encode("ascii"))
+        rows.append(b"")
+        self._replace(identity.key, b"\n".join(rows))
 
-    def delete(self, identity: SessionIdentity) -> None:
-        """Remove the session's file (no error when there is none)."""
-        try:
-            os.remove(self.path_of(identity))
-        except FileNotFoundError:
+    @contextlib.contextmanager
+    def _locked(self, key: str, *, remove: bool = False) -> Iterator[None]:
+        """Hold the session's write lock; with ``remove``, delete the lock file at the end."""
+        path = os.path.join(self.directory, f".{key}{_LOCK_SUFFIX}")
+        if _fcntl is None:  # pragma: no cover - Windows
+            with _thread_lock(path):
+                yield
             return
-        except OSError as exc:
-            raise StorageError(
-                f"cannot delete the file ({type(exc).__name__})", where(identity.key)
-            ) from exc
-        if self._fsync:
-            _fsync_directory(self.directory)
+        # The lock file stays between writes: creating and removing it each time
+        # would cost ~100 us of file system metadata per save (~5 us to reuse it).
+        fd = _lock_file(path, key)
+        try:
+            yield
+            if remove:
+                # Safe while held: a writer waiting on this file finds it unlinked
+                # once it gets the lock, and locks a fresh one (see _lock_file).
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+        finally:
+            os.close(fd)  # releases the lock
 
     def _replace(self, key: str, data: bytes) -> None:
         import tempfile  # here, not at import: most programs never save a file
@@ -178,6 +247,72 @@ class JsonFileBackend:
             raise
         if self._fsync:
             _fsync_directory(self.directory)
+
+
+def _row_id(line: bytes, key: str, index: int) -> str | None:
+    """The id of a stored message row (None when it has no string id)."""
+    # hot path: every row this library writes starts with its id, which needs no
+    # JSON decoding when it holds no escape; anything else is decoded in full.
+    if line.startswith(_ID_START):
+        end = line.find(b'"', 7)
+        if end > 0:
+            raw = line[7:end]
+            if b"\\" not in raw and raw.isascii():
+                return raw.decode("ascii")
+    message_id = decode_row(line, key, index).get("id")
+    return message_id if type(message_id) is str else None
+
+
+def _load_fcntl() -> Any:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    return fcntl
+
+
+_fcntl = _load_fcntl()
+_thread_locks: dict[str, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock(path: str) -> threading.Lock:  # pragma: no cover - Windows
+    """Without fcntl: one lock per session file, shared by this process's threads."""
+    with _thread_locks_guard:
+        lock = _thread_locks.get(path)
+        if lock is None:
+            lock = _thread_locks[path] = threading.Lock()
+        return lock
+
+
+def _lock_file(path: str, key: str) -> int:
+    """An open descriptor holding an exclusive flock on the lock file at ``path``."""
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot lock the session ({type(exc).__name__})", where(key)
+            ) from exc
+        try:
+            _fcntl.flock(fd, _fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                now = os.stat(path)
+            except FileNotFoundError:
+                now = None
+        except BaseException as exc:
+            os.close(fd)
+            if isinstance(exc, OSError):
+                raise StorageError(
+                    f"cannot lock the session ({type(exc).__name__})", where(key)
+                ) from exc
+            raise
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            return fd
+        # delete() removed the lock file while this writer waited on it: the lock
+        # held is on a file nobody else will lock again. Take the current one.
+        os.close(fd)
 
 
 def _header(line: bytes, key: str) -> dict[str, Any]:

@@ -19,7 +19,14 @@ database applies the migrations it lacks, in order, in one transaction)::
 ``agent`` / ``scope`` / ``session`` hold the names as JSON strings and ``body`` the
 canonical message dict as compact JSON, all ASCII: SQLite text must be valid UTF-8,
 and names or text may hold lone surrogates. ``msg_id`` is the message's id, for
-queries by hand (NULL for an id that is not valid Unicode).
+queries by hand (NULL for an id that is not valid Unicode). A session's ``seq``
+numbers run 0, 1, 2, ... with no gap, so a deleted row is a StorageError on load,
+never a silently shorter session. A database that claims the current version but
+lacks a table or column is a StorageError too.
+
+A database at the current version is opened without writing anything, so one
+this process may only read (a read-only file, or a read-only directory: then it
+is opened ``immutable``) can still be loaded; writing to it gives StorageError.
 
 ``import sqlite3`` happens only when this module is imported, which
 ``messages.storage`` does on first use of ``SQLiteBackend``.
@@ -59,6 +66,13 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this library writes."""
 
+#: What a database at the current version must hold: table -> its columns.
+_TABLES = {
+    "sessions": ("key", "agent", "scope", "session", "updated_at"),
+    "messages": ("key", "seq", "msg_id", "body"),
+}
+_READONLY = 8  # SQLITE_READONLY; its extended codes keep it in the low byte
+
 _INSERT_MESSAGE = "INSERT INTO messages (key, seq, msg_id, body) VALUES (?, ?, ?, ?)"
 _UPSERT_SESSION = (
     "INSERT OR REPLACE INTO sessions (key, agent, scope, session, updated_at)"
@@ -67,8 +81,20 @@ _UPSERT_SESSION = (
 
 
 def _fail(action: str, exc: sqlite3.Error, path: str = "") -> StorageError:
-    # SQLite's messages name tables and constraints, never bound values.
-    return StorageError(f"cannot {action} ({type(exc).__name__}: {exc})", path)
+    # Only the exception type and SQLite's result code name (SQLITE_BUSY, ...): the
+    # text of a sqlite3 error may quote stored data (a column that is not UTF-8
+    # comes back as "Could not decode ... with text '<the row>'").
+    code = getattr(exc, "sqlite_errorname", None)  # Python 3.11+
+    detail = f"{type(exc).__name__}: {code}" if isinstance(code, str) else type(exc).__name__
+    return StorageError(f"cannot {action} ({detail})", path)
+
+
+def _is_read_only(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is SQLITE_READONLY or one of its extended codes."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if type(code) is int:
+        return code & 0xFF == _READONLY
+    return "readonly database" in str(exc)
 
 
 class SQLiteBackend:
@@ -124,23 +150,38 @@ class SQLiteBackend:
         if conn is not None and self._pid == os.getpid():
             return conn
         try:
-            conn = sqlite3.connect(
-                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
-            )
+            conn = self._open(self.path, uri=False)
         except sqlite3.Error as exc:
-            raise _fail("open the database", exc) from exc
+            if not _is_read_only(exc) or self.path in ("", ":memory:"):
+                raise _fail("open the database", exc) from exc
+            # Only reading is allowed, and not even that: a WAL database in a
+            # directory this process cannot write cannot be opened normally (its
+            # -shm file cannot be created). Open it immutable (read-only, no
+            # locking) so that it can at least be loaded; writes give StorageError.
+            from urllib.parse import quote
+
+            uri = f"file:{quote(os.path.abspath(self.path))}?immutable=1"
+            try:
+                conn = self._open(uri, uri=True)
+            except sqlite3.Error as again:
+                raise _fail("open the database", again) from again
+        self._conn = conn
+        self._pid = os.getpid()
+        return conn
+
+    def _open(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        """A new connection, in WAL mode where it can write, at the current schema."""
+        conn = sqlite3.connect(
+            target, timeout=self._timeout, isolation_level=None, check_same_thread=False, uri=uri
+        )
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
             _set_wal(conn, self._timeout)
             conn.execute(f"PRAGMA synchronous = {'FULL' if self._fsync else 'NORMAL'}")
             _migrate(conn)
-        except BaseException as exc:
+        except BaseException:
             conn.close()
-            if isinstance(exc, sqlite3.Error):
-                raise _fail("open the database", exc) from exc
             raise
-        self._conn = conn
-        self._pid = os.getpid()
         return conn
 
     def schema_version(self) -> int:
@@ -159,9 +200,13 @@ class SQLiteBackend:
                 conn.execute("BEGIN")  # one snapshot for both reads
                 try:
                     found = conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone()
+                    # Bodies as bytes: decoding is decode_row's job, which reports
+                    # bad UTF-8 with the position (sqlite3 would quote the text).
                     rows = (
                         conn.execute(
-                            "SELECT body FROM messages WHERE key = ? ORDER BY seq", (key,)
+                            "SELECT seq, CAST(body AS BLOB) FROM messages"
+                            " WHERE key = ? ORDER BY seq",
+                            (key,),
                         ).fetchall()
                         if found
                         else None
@@ -173,7 +218,17 @@ class SQLiteBackend:
                 raise _fail("read the session", exc, where(key)) from exc
         if rows is None:
             return None
-        return [decode_row(_text(row[0], key, i), key, i) for i, row in enumerate(rows)]
+        records: list[Record] = []
+        append = records.append
+        for i, (seq, body) in enumerate(rows):
+            if seq != i:
+                # Rows are numbered 0, 1, 2, ... by every write: a gap is a lost row.
+                raise StorageError(
+                    "a stored message is missing before this one (its row was deleted?)",
+                    where(key, i),
+                )
+            append(decode_row(_text(body, key, i), key, i))
+        return records
 
     def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Replace the session's rows in one transaction."""
@@ -213,14 +268,15 @@ class SQLiteBackend:
             conn = self._connection()
             try:
                 rows = conn.execute(
-                    "SELECT key, session FROM sessions WHERE agent = ? AND scope IS ?",
+                    "SELECT CAST(key AS BLOB), CAST(session AS BLOB) FROM sessions"
+                    " WHERE agent = ? AND scope IS ?",
                     (dumps_compact(agent), None if scope is None else dumps_compact(scope)),
                 ).fetchall()
             except sqlite3.Error as exc:
                 raise _fail("list sessions", exc) from exc
         found: list[SessionIdentity] = []
         for key, raw in rows:
-            session = _name(raw, str(key))
+            session = _name(raw, _key_text(key))
             found.append(SessionIdentity(agent, session, scope))
         found.sort(key=_by_session)
         return found
@@ -305,14 +361,17 @@ def _msg_id(value: object) -> str | None:
 def _set_wal(conn: sqlite3.Connection, timeout: float) -> None:
     # Switching a new database to WAL takes an exclusive lock, and SQLite reports
     # "database is locked" at once (no busy handler) when another connection is
-    # opening the same new file: retry until the timeout.
+    # opening the same new file: retry until the timeout. A database this process
+    # may only read keeps its journal mode.
     deadline = time.monotonic() + timeout
     delay = 0.001
     while True:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             return
-        except sqlite3.OperationalError:  # noqa: PERF203 - a retry loop, rarely entered
+        except sqlite3.OperationalError as exc:  # noqa: PERF203 - a retry loop, rarely entered
+            if _is_read_only(exc):
+                return
             if time.monotonic() + delay > deadline:
                 raise
             time.sleep(delay)
@@ -320,21 +379,49 @@ def _set_wal(conn: sqlite3.Connection, timeout: float) -> None:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    with _Immediate(conn):
-        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        version = _read_version(conn)
-        if version > SCHEMA_VERSION:
+    # Reading first: a database at the current version needs no write (and no
+    # write lock), so a read-only file or directory can still be loaded.
+    version = _stored_version(conn)
+    if version < SCHEMA_VERSION:
+        with _Immediate(conn):
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            version = _read_version(conn)  # again: another process may have migrated it
+            if version < SCHEMA_VERSION:
+                for statements in _MIGRATIONS[version:]:
+                    for statement in statements:
+                        conn.execute(statement)
+                conn.execute("DELETE FROM schema_version")
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                version = SCHEMA_VERSION
+    if version > SCHEMA_VERSION:
+        raise StorageError(
+            f"database schema version {version} is newer than this library's "
+            f"({SCHEMA_VERSION}); upgrade the library"
+        )
+    _check_schema(conn)
+
+
+def _stored_version(conn: sqlite3.Connection) -> int:
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    return 0 if found is None else _read_version(conn)
+
+
+def _check_schema(conn: sqlite3.Connection) -> None:
+    """StorageError when a database that claims the current version lacks its tables."""
+    for table, columns in _TABLES.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not have:
             raise StorageError(
-                f"database schema version {version} is newer than this library's "
-                f"({SCHEMA_VERSION}); upgrade the library"
+                f"the database says schema version {SCHEMA_VERSION} but has no {table} table"
             )
-        if version == SCHEMA_VERSION:
-            return
-        for statements in _MIGRATIONS[version:]:
-            for statement in statements:
-                conn.execute(statement)
-        conn.execute("DELETE FROM schema_version")
-        conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+        for column in columns:
+            if column not in have:
+                raise StorageError(
+                    f"the database says schema version {SCHEMA_VERSION} but its {table} "
+                    f"table has no {column} column"
+                )
 
 
 def _read_version(conn: sqlite3.Connection) -> int:
@@ -353,6 +440,13 @@ def _text(value: object, key: str, index: int) -> str | bytes:
     raise StorageError(
         f"expected JSON text in the row, got {type(value).__name__}", where(key, index)
     )
+
+
+def _key_text(raw: object) -> str:
+    # The key is ASCII when this library wrote it; anything else is only named.
+    if isinstance(raw, bytes):
+        return raw.decode("ascii", "replace")
+    return str(raw)
 
 
 def _name(raw: object, key: str) -> str:
