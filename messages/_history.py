@@ -32,6 +32,7 @@ from ._ordering import (
     DEVELOPER,
     INSTRUCTIONS,
     SYSTEM,
+    USER,
     OrderingPolicy,
     OrderingState,
     advance,
@@ -333,13 +334,16 @@ class ConversationHistory:
             # "instructions" rows agree, so one row serves both.)
             row = self._state.table[INSTRUCTIONS * _NKINDS :]
             cut = len(items)
+            # Whole turns go: the cut falls on a user message (a lenient history
+            # without one may start anywhere legal), so no answer loses its question.
+            any_start = USER not in kinds
             for p, k in enumerate(kinds):
                 if k in (SYSTEM, DEVELOPER):
                     continue
                 # Keep items[p:] (and every earlier instruction) if that fits and is
                 # a legal start. A tool result never is (the table says orphan), so a
                 # call and its results stay together.
-                if rest <= budget:
+                if rest <= budget and (k == USER or any_start):
                     entry = row[k]
                     if entry.__class__ is int and entry >= 0:
                         cut = p

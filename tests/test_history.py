@@ -565,9 +565,10 @@ def test_truncate_drops_oldest_turns_and_keeps_instructions() -> None:
     assert removed == tuple(msgs[2:6])
     assert h.messages() == (msgs[0], msgs[1], msgs[6], msgs[7])
     h.validate()
+    # lenient drops whole turns too: an answer never stays without its question
     lenient = ConversationHistory(msgs, policy=LENIENT)
-    assert lenient.truncate(14 * 5) == tuple(msgs[2:5])
-    assert lenient.messages() == (msgs[0], msgs[1], *msgs[5:])
+    assert lenient.truncate(14 * 5) == tuple(msgs[2:6])
+    assert lenient.messages() == (msgs[0], msgs[1], msgs[6], msgs[7])
 
 
 def test_truncate_never_splits_a_tool_group() -> None:
@@ -575,10 +576,11 @@ def test_truncate_never_splits_a_tool_group() -> None:
     h = ConversationHistory(msgs, policy=LENIENT)
     one = estimate_tokens(msgs[0])
     # room for the system message and the last two messages only: the call cannot stay
-    # without its first result, so everything but the system message and A goes.
+    # without its first result, and the answer not without its question, so the
+    # whole turn goes.
     removed = h.truncate(one + estimate_tokens(msgs[4]) + estimate_tokens(msgs[5]))
-    assert spell(h) == "S A"
-    assert spell(removed) == "U C:a,b R:a R:b"
+    assert spell(h) == "S"
+    assert spell(removed) == "U C:a,b R:a R:b A"
 
 
 def test_truncate_under_strict_restarts_at_a_user_message() -> None:
@@ -586,6 +588,21 @@ def test_truncate_under_strict_restarts_at_a_user_message() -> None:
     h = ConversationHistory(msgs)
     h.truncate(sum(estimate_tokens(m) for m in msgs) - 1)
     assert spell(h) == "S U A"
+
+
+def test_truncate_under_lenient_drops_whole_turns() -> None:
+    # an answer never stays without its question
+    msgs = build("S U A U A", text="x" * 40)
+    h = ConversationHistory(msgs, policy=OrderingPolicy.lenient())
+    h.truncate(sum(estimate_tokens(m) for m in msgs) - 1)
+    assert spell(h) == "S U A"
+
+
+def test_truncate_under_lenient_without_user_messages_cuts_anywhere_legal() -> None:
+    msgs = build("A A A", text="x" * 40)
+    h = ConversationHistory(msgs, policy=OrderingPolicy.lenient())
+    h.truncate(sum(estimate_tokens(m) for m in msgs) - 1)
+    assert spell(h) == "A A"
 
 
 def test_truncate_keeps_instructions_even_over_budget() -> None:
@@ -628,11 +645,17 @@ def test_truncate_rejects_a_bad_budget(bad: Any) -> None:
 
 
 def _oracle(policy: OrderingPolicy, msgs: list[Message], budget: int) -> list[Message]:
-    """The longest legal suffix (plus every instruction) that fits, by brute force."""
+    """The longest legal suffix of whole turns (plus every instruction) that fits, by
+    brute force: it starts at a user message (anywhere, when there is none)."""
     instr = [m.role in (MessageRole.SYSTEM, MessageRole.DEVELOPER) for m in msgs]
     if sum(estimate_tokens(m) for m in msgs) <= budget:
         return msgs
-    cuts = [i for i in range(len(msgs)) if not instr[i]] + [len(msgs)]
+    users = any(m.role is MessageRole.USER for m in msgs)
+    cuts = [
+        i
+        for i in range(len(msgs))
+        if not instr[i] and (msgs[i].role is MessageRole.USER or not users)
+    ] + [len(msgs)]
     for cut in cuts:
         kept = [m for i, m in enumerate(msgs) if i >= cut or instr[i]]
         if cut < len(msgs) and sum(estimate_tokens(m) for m in kept) > budget:

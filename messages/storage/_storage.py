@@ -25,14 +25,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .._message import Message
-from .._role import MessageRole
 from ..errors import DecodeError, OrderingError, StorageError, ValidationError
 from ._backend import Backend, Record
 from ._config import DROP, ChatHistoryConfig
 from ._identity import SessionIdentity
 from ._rows import where
-
-_INSTRUCTION_ROLES = frozenset((MessageRole.SYSTEM, MessageRole.DEVELOPER))
 
 if TYPE_CHECKING:
     import os
@@ -431,12 +428,9 @@ class ChatHistoryStorage:
                 kept != msgs or any(a.id != b.id for a, b in zip(kept, msgs, strict=True))
             ):
                 self._set_messages(h, kept)
-        else:
-            kept = _drop_oldest_turns(
-                msgs, config.max_prompt_tokens, _calibrated_counter(msgs, total)
-            )
-            if kept is not None:
-                self._set_messages(h, kept)
+        elif h.truncate(max(0, config.max_prompt_tokens), _calibrated_counter(msgs, total)):
+            # whole turns go, oldest first, under any policy (ConversationHistory.truncate)
+            self._rewrite = True
         self._truncated_for = last.id
 
     def _set_messages(self, h: ConversationHistory, msgs: tuple[Message, ...]) -> None:
@@ -471,43 +465,6 @@ def _checked_truncation(kept: object) -> tuple[Message, ...] | None:
                 f"truncation[{i}]",
             )
     return items
-
-
-def _drop_oldest_turns(
-    msgs: tuple[Message, ...], budget: int, count: Callable[[Message], int]
-) -> tuple[Message, ...] | None:
-    """The messages left after dropping the oldest whole turns to fit ``budget``; None if none.
-
-    A turn is a user message and everything up to the next one (its answers, tool
-    calls and results), so a question never loses its answer nor an answer its
-    question, whatever the policy; messages before the first user message go
-    with the first turn. System and developer messages are always kept, so the
-    result can exceed ``budget`` (which may be 0 or negative) when they alone do,
-    and then every turn goes.
-    """
-    counts = [count(m) for m in msgs]
-    instructions = 0
-    for m, c in zip(msgs, counts, strict=True):
-        if m.role in _INSTRUCTION_ROLES:
-            instructions += c
-    rest = sum(counts) - instructions  # what the turns from position p on cost
-    if rest + instructions <= budget:
-        return None
-    room = budget - instructions
-    cut = len(msgs)
-    for p, m in enumerate(msgs):
-        role = m.role
-        if role in _INSTRUCTION_ROLES:
-            continue
-        if role is MessageRole.USER and rest <= room:
-            cut = p
-            break
-        rest -= counts[p]
-    kept = [m for m in msgs[:cut] if m.role in _INSTRUCTION_ROLES]
-    if len(kept) == cut:
-        return None  # nothing but instructions before the cut: nothing to drop
-    kept.extend(msgs[cut:])
-    return tuple(kept)
 
 
 def _total_tokens(message: Message) -> int | None:
