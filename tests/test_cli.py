@@ -457,11 +457,22 @@ def test_a_tool_the_input_provider_cannot_read_is_reported(
     assert err.startswith("error: anthropic: tools[1]: not a function tool; not carried\n")
 
 
-@pytest.mark.parametrize("target", ["anthropic", "canonical", "envelope"])
+@pytest.mark.parametrize("source", ["openai", "ollama"])
+def test_function_tools_go_from_one_provider_to_another(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str
+) -> None:
+    path = _body_with_tools(source, tmp_path)
+    code, out, err = cli(capsys, "convert", str(path), "--from", source, "--to", "anthropic")
+    assert (code, err) == (0, "")
+    tools = get_provider(source).parse_tools(json.loads(path.read_text(encoding="utf-8")))
+    assert json.loads(out)["tools"] == get_provider("anthropic").format_tools(tools)
+
+
+@pytest.mark.parametrize("target", ["canonical", "envelope"])
 def test_tools_that_cannot_be_carried_are_never_dropped_silently(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, target: str
 ) -> None:
-    source = "openai" if target == "anthropic" else "gemini"  # openai tools are not read
+    source = "gemini"  # canonical and envelope documents have no place for tools
     path = _body_with_tools(source, tmp_path)
     out_path = tmp_path / "out.json"
     argv = ["convert", str(path), "--from", source, "--to", target, "-o", str(out_path)]
@@ -1034,12 +1045,11 @@ def test_subprocess_convert_from_stdin_to_stdout() -> None:
         "convert", "-", "--from", "openai", "--to", "gemini",
         input=(FIXTURES / "openai" / "request_tool_roundtrip.json").read_text(),
     )  # fmt: skip
-    assert done.returncode == 0
-    # The body's tools cannot be read from the OpenAI wire: said, not dropped silently.
-    assert done.stderr == (
-        "warning: openai: tools: not carried: reading openai tool definitions is not supported\n"
-    )
+    assert (done.returncode, done.stderr) == (0, "")
     body = json.loads(done.stdout)
+    # the body's function tools go along
+    [tools] = body["tools"]
+    assert [d["name"] for d in tools["functionDeclarations"]] == ["get_weather"]
     assert body["systemInstruction"]["parts"][0]["text"].startswith("You are a helpful")
 
 

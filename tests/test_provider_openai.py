@@ -995,3 +995,38 @@ def test_results_in_any_order_pair_and_add_no_loss() -> None:
     conversion = P.convert(ms)
     assert conversion.losses == ()
     assert len(conversion.body["messages"]) == 5
+
+
+@pytest.mark.parametrize("name", ["openai", "groq", "vllm", "ollama"])
+def test_parse_tools_reads_back_what_format_tools_wrote(name: str) -> None:
+    p = get_provider(name)
+    weather = ToolDefinition("get_weather", "Weather for a city.", WEATHER, strict=False)
+    closed = ToolDefinition("get_time", "Time in a zone.", WEATHER, strict=True)
+    for tools in ([weather], [weather, closed]):
+        wire = p.format_tools(tools)
+        assert p.format_tools(p.parse_tools({"tools": wire})) == wire
+        assert p.format_tools(p.parse_tools(wire)) == wire
+    strict = p.parse_tools(p.format_tools([closed]))[0].strict
+    assert strict is (name == "openai")  # only OpenAI has a strict flag to read
+
+
+def test_parse_tools_skips_non_function_tools_and_names_bad_entries() -> None:
+    wire = [
+        {"type": "custom", "custom": {"name": "grammar"}},
+        {"type": "function", "function": {"name": "f"}},
+    ]
+    [tool] = P.parse_tools(wire)
+    assert (tool.name, tool.description, dict(tool.parameters)) == (
+        "f",
+        "f",
+        {"type": "object", "properties": {}},
+    )
+    assert P.parse_tools({"messages": []}) == []
+    for bad, path in (
+        ({"tools": 3}, "tools"),
+        ([{"type": "function", "function": {"name": "a b"}}], "[0].function.name"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "array"}}}], "[0].function.parameters"),
+    ):  # fmt: skip
+        with pytest.raises(DecodeError) as info:
+            P.parse_tools(bad)
+        assert info.value.path.startswith(path)

@@ -233,6 +233,10 @@ class Provider(ABC):
         """The ``tools`` part of a request."""
 
     @abstractmethod
+    def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
+        """The tool definitions of a request body (or its ``tools`` list), to carry them on."""
+
+    @abstractmethod
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a non-streaming response body."""
 

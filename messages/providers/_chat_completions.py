@@ -581,6 +581,44 @@ def function_tools(
     return out
 
 
+@guarded()
+def parse_function_tools(body_or_list: object, read_strict: bool) -> list[ToolDefinition]:
+    """ToolDefinitions from ``{"type": "function", "function": {...}}`` entries.
+
+    ``read_strict``: a ``strict: true`` entry gives a strict definition (else every
+    definition is ``strict=False``, its schema kept as written).
+    """
+    from .._tool_definition import ToolDefinition
+
+    if isinstance(body_or_list, Mapping):
+        prefix = "tools"
+        raw: Any = body_or_list.get("tools")
+        if raw is None:
+            return []
+    else:
+        prefix = ""
+        raw = body_or_list
+    out: list[ToolDefinition] = []
+    for i, item in enumerate(as_list(raw, prefix)):
+        path = f"{prefix}[{i}]"
+        entry = as_mapping(item, path)
+        fn = entry.get("function")
+        if entry.get("type", "function") != "function" or fn is None:
+            continue  # a custom tool or another kind: not a function
+        fn = as_mapping(fn, f"{path}.function")
+        name = _req_str(fn.get("name"), f"{path}.function.name")
+        description = opt_str(fn.get("description"), f"{path}.function.description") or name
+        params = fn.get("parameters")
+        if params is None:
+            params = {"type": "object", "properties": {}}
+        strict = read_strict and fn.get("strict") is True
+        try:
+            out.append(ToolDefinition(name, description, params, strict=strict))
+        except ValidationError as exc:
+            raise DecodeError(exc.message, exc.at(f"{path}.function").path) from None
+    return out
+
+
 # -- the chat-completions provider ----------------------------------------------------
 
 
@@ -610,6 +648,15 @@ class ChatCompletionsProvider(Provider):
         return ChatCompletionsStream(self.name)
 
     # -- formatting -----------------------------------------------------------------
+
+    def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
+        """The function tools of a request body (or a ``tools`` list); DecodeError when malformed.
+
+        ``parameters`` are kept as given (missing: an object without properties);
+        ``strict`` is read where the provider has OpenAI's strict mode. Entries that
+        are not function tools (a ``custom`` tool) are skipped.
+        """
+        return parse_function_tools(body_or_list, self.strict_tools)
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
         """The ``tools`` part of a request (each loss warns, as in ``format_request``)."""

@@ -83,6 +83,7 @@ from ._chat_completions import (
     new_usage,
     own_extras,
     parse_arguments,
+    parse_function_tools,
     read_error,
     reasoning_to_send,
     respond,
@@ -272,6 +273,10 @@ class OllamaProvider(Provider):
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one NDJSON stream."""
         return OllamaStream()
+
+    def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
+        """The function tools of a request body (or a ``tools`` list), ``strict=False``."""
+        return parse_function_tools(body_or_list, False)
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
         """The ``tools`` part of a request (function tools; no ``strict`` flag)."""
