@@ -1030,3 +1030,19 @@ def test_parse_tools_skips_non_function_tools_and_names_bad_entries() -> None:
         with pytest.raises(DecodeError) as info:
             P.parse_tools(bad)
         assert info.value.path.startswith(path)
+
+
+def test_an_audio_answer_is_kept_and_referred_to_by_its_id() -> None:
+    audio = {"id": "audio_abc", "data": "UklG", "expires_at": 1729018505, "transcript": "Hi"}
+    r = P.parse_response(_response({"content": None, "audio": audio}))
+    assert r.message.extras["openai"]["audio"] == audio
+    turn = [Message.user("hi"), r.message, Message.user("again")]
+    sent = P.convert(turn)
+    assert sent.body["messages"][1] == {"role": "assistant", "audio": {"id": "audio_abc"}}
+    assert sent.losses == ()
+    # imported from a request, it goes back the same way
+    wire = [{"role": "user", "content": "hi"}, {"role": "assistant", "audio": {"id": "audio_abc"}}]
+    assert P.convert(P.parse_messages(wire)).body["messages"] == wire
+    # another provider cannot refer to it: a Loss, not a silent drop
+    losses = get_provider("anthropic").convert(turn).losses
+    assert ("messages[1]", "audio answer from openai") in [(x.path, x.what) for x in losses]

@@ -723,6 +723,8 @@ def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: 
         losses.add(path, f"refusal from {key}", rule)
     if state.get("text_signature"):
         losses.add(path, f"thought signature from {key} on the text", rule)
+    if state.get("audio"):
+        losses.add(path, f"audio answer from {key}", rule)
 
 
 def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:

@@ -890,6 +890,12 @@ class ChatCompletionsProvider(Provider):
         if own:
             if isinstance(own.get("refusal"), str):
                 d["refusal"] = own["refusal"]
+            audio = own.get("audio")
+            if isinstance(audio, Mapping) and isinstance(audio.get("id"), str):
+                # a previous audio answer is referred to by its id (no content needed)
+                d["audio"] = {"id": audio["id"]}
+                if d["content"] == "":
+                    del d["content"]
             for item in kept_unknown(own):
                 kind = item.get("type")
                 losses.add(
@@ -1000,6 +1006,9 @@ class ChatCompletionsProvider(Provider):
             if refusal is not None:
                 opt_str(refusal, "choices[0].message.refusal")
             refusal = own.get("refusal")
+        audio = msg.get("audio")
+        if audio is not None:  # an audio answer (id, data, expires_at, transcript)
+            own["audio"] = as_mapping(audio, "choices[0].message.audio")
         # hot path: most responses carry neither reasoning key
         if msg.get("reasoning") is None and msg.get("reasoning_content") is None:
             reasoning = None
@@ -1081,6 +1090,9 @@ class ChatCompletionsProvider(Provider):
         refusal = opt_str(m.get("refusal"), f"{path}.refusal")
         if refusal:
             own["refusal"] = refusal
+        audio = m.get("audio")
+        if audio is not None:  # a previous audio answer, referred to by its id
+            own["audio"] = as_mapping(audio, f"{path}.audio")
         reasoning = _reasoning_of(m, path)
         calls = _request_calls(m.get("tool_calls"), f"{path}.tool_calls", i)
         legacy = m.get("function_call")
