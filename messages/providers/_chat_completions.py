@@ -1461,9 +1461,8 @@ def _custom_call(tc: Mapping[str, Any], path: str) -> InvalidToolCall:
     )
 
 
-def _request_legacy_call(raw: object, path: str, index: int) -> ToolCall:
-    """The deprecated ``function_call`` of a stored assistant message, with a derived id."""
-    fn = as_mapping(raw, path)
+def _request_function(fn: Mapping[str, Any], path: str) -> tuple[str, FrozenDict, str | None]:
+    """The name, frozen arguments and raw argument text of a stored call's ``function``."""
     name = fn.get("name")
     if type(name) is not str or _NAME_RE.fullmatch(name) is None:
         raise DecodeError(
@@ -1471,16 +1470,18 @@ def _request_legacy_call(raw: object, path: str, index: int) -> ToolCall:
         )
     args = fn.get("arguments")
     where = f"{path}.arguments"
-    raw_args: str | None = None
     if type(args) is str:
-        raw_args = args
-        frozen = parse_arguments(args, where)
-    elif args is None:
-        frozen = EMPTY
-    elif isinstance(args, Mapping):
-        frozen = freeze_arguments(args, where)
-    else:
-        raise DecodeError(f"expected a JSON string, got {_json_type(args)}", where)
+        return name, parse_arguments(args, where), args
+    if args is None:
+        return name, EMPTY, None
+    if isinstance(args, Mapping):
+        return name, freeze_arguments(args, where), None
+    raise DecodeError(f"expected a JSON string, got {_json_type(args)}", where)
+
+
+def _request_legacy_call(raw: object, path: str, index: int) -> ToolCall:
+    """The deprecated ``function_call`` of a stored assistant message, with a derived id."""
+    name, frozen, raw_args = _request_function(as_mapping(raw, path), path)
     call_id = derive_call_id(
         DERIVED_ID_PREFIX, "request", index, "function_call", name, raw_args or ""
     )
@@ -1495,25 +1496,8 @@ def _request_calls(raw: object, path: str, index: int) -> tuple[ToolCall, ...]:
     calls: list[ToolCall] = []
     for j, tc in enumerate(items):
         tcm = as_mapping(tc, f"{path}[{j}]")
-        fn = as_mapping(tcm.get("function"), f"{path}[{j}].function")
-        name = fn.get("name")
-        if type(name) is not str or _NAME_RE.fullmatch(name) is None:
-            raise DecodeError(
-                "tool name is required and must match ^[A-Za-z0-9_-]{1,64}$",
-                f"{path}[{j}].function.name",
-            )
-        args = fn.get("arguments")
-        where = f"{path}[{j}].function.arguments"
-        raw_args: str | None = None
-        if type(args) is str:
-            raw_args = args
-            frozen = parse_arguments(args, where)
-        elif args is None:
-            frozen = EMPTY
-        elif isinstance(args, Mapping):
-            frozen = freeze_arguments(args, where)
-        else:
-            raise DecodeError(f"expected a JSON string, got {_json_type(args)}", where)
+        fpath = f"{path}[{j}].function"
+        name, frozen, raw_args = _request_function(as_mapping(tcm.get("function"), fpath), fpath)
         call_id = tcm.get("id")
         if call_id is None or call_id == "":
             call_id = derive_call_id(DERIVED_ID_PREFIX, "request", index, j, name, raw_args or "")
