@@ -838,6 +838,8 @@ def _all_problems(
     lines = [str(p) for p in problems]
     _, repairs = repair([d.message for d in decoded], policy=policy)
     for change in repairs:
+        if change.rule == "duplicate_id":
+            continue  # reported above, for ids the input gave (not ones made on decoding)
         loc = where[change.index] if 0 <= change.index < len(where) else f"message {change.index}"
         what = _RULES.get(change.rule, change.rule)
         lines.append(f"{loc}: [{change.rule}] {what} (repair: {change.action})")

@@ -62,7 +62,8 @@ case, ``created_at`` with any UTC offset (normalised to UTC) or as an aware
 Refused with DecodeError: naive timestamps (no offset: the instant would be a
 guess), unknown roles and part types, a part type a role cannot hold, tool call
 types other than ``function``, duplicate tool call ids in one message,
-arguments that are not a JSON object.
+arguments that are not a JSON object, an image ``media_type`` beside a base64
+``data:`` URL that names another media type (as ``ImagePart`` refuses it).
 
 Hostile input. Every decoder raises only DecodeError, whose ``path`` names the
 spot relative to what was passed (``tool_calls[0].function.arguments``; a list
@@ -79,10 +80,12 @@ one character (JSON cannot tell them apart; this also applies to tool arguments
 in the dict, which travel as JSON text). JSON-like values nested deeper than
 200 levels are refused.
 
-``to_dict`` output shares the message's frozen ``metadata`` / ``extras`` /
-arguments values (``FrozenDict``, a read-only ``dict`` subclass, and tuples for
-arrays): ready for ``json.dumps``, read-only; ``messages._frozen.thaw`` or a
-JSON round trip gives a mutable copy. ``to_json`` writes compact ASCII JSON.
+``to_dict`` output is plain JSON-like data the caller owns: ``metadata`` and
+``extras`` values come out as fresh ``dict`` / ``list`` copies of the message's
+frozen values (as parts and tool calls always did), so changing the dict never
+changes the message; tool arguments are a JSON string. The copy is made only for
+non-empty metadata / extras. ``to_json`` writes compact ASCII JSON, the same text
+as ``json.dumps(to_dict(x))`` with compact separators, without making the copies.
 
 Speed: encoders and decoders are hand-written per class and picked from
 dispatch dicts keyed by exact type (user subclasses resolve once, by MRO, to
@@ -121,12 +124,14 @@ from ._part_codec import (
     _ASSISTANT_KINDS,
     _BLANK,
     _PART_ENCODERS,
+    _PLAIN,
     _USER_KINDS,
     _build,
     _dec_calls,
     _dec_parts,
     _dec_text_content,
     _enc_call,
+    _enc_call_shared,
     _enc_parts,
     _extras,
     _fail,
@@ -137,6 +142,7 @@ from ._part_codec import (
     _new,
     _opt_str,
     _parse,
+    _plain_items,
     _req_str,
     _scan_once,
     _spread,
@@ -314,14 +320,40 @@ def parse_created_at(value: object, path: str = "created_at") -> datetime:
 # =============================================================================
 
 
+# to_dict hands out plain copies of metadata and extras (``plain``), not the
+# message's frozen values: callers change the dict they get. Only a message with
+# non-empty metadata or extras pays (a 3-key flat object ~+0.2 us, a usage-like
+# nested one ~+0.5 us): the others never reach _add_aux, or skip both branches. to_json
+# only reads the dict, so it is built by a second set of the same encoders that
+# shares the frozen values (FrozenDict is a dict, FrozenList a tuple: the C JSON
+# encoder writes them exactly as their copies) and costs what it did before.
 def _add_aux(d: dict[str, Any], aux: tuple[str | None, FrozenDict, FrozenDict]) -> None:
+    name, metadata, extras = aux
+    if name is not None:
+        d["name"] = name
+    if metadata:
+        # hot path: plain() of a flat object written out (one frame less, ~60 ns)
+        m = {**metadata}
+        for v in m.values():
+            if type(v) not in _PLAIN:
+                _plain_items(m)
+                break
+        d["metadata"] = m
+    if extras:
+        _spread(d, extras, RESERVED_KEYS)
+
+
+def _add_aux_shared(d: dict[str, Any], aux: tuple[str | None, FrozenDict, FrozenDict]) -> None:
     name, metadata, extras = aux
     if name is not None:
         d["name"] = name
     if metadata:
         d["metadata"] = metadata
     if extras:
-        _spread(d, extras, RESERVED_KEYS)
+        _spread(d, extras, RESERVED_KEYS, True)
+
+
+_AddAux = Callable[[dict[str, Any], tuple[str | None, FrozenDict, FrozenDict]], None]
 
 
 # Hot path: the encoders read the message's raw slots as plain attributes (~7 ns
@@ -351,7 +383,7 @@ def _first_created_text(m: Any) -> str:
 # hot path: each encoder below reads id and created_at with the same inline lines;
 # a shared helper returning the pair costs ~20 ns of ~260 ns per to_dict (measured
 # on a ToolResultMessage), so the repetition is kept.
-def _content_encoder(role: str) -> Callable[[Any], dict[str, Any]]:
+def _content_encoder(role: str, add_aux: _AddAux) -> Callable[[Any], dict[str, Any]]:
     def encode(m: Any) -> dict[str, Any]:
         mid = m._id
         if mid.__class__ is str:
@@ -373,90 +405,109 @@ def _content_encoder(role: str) -> Callable[[Any], dict[str, Any]]:
             d = {"id": mid, "role": role, "content": _enc_parts(c), "created_at": created}
         aux = m._aux
         if aux is not None:
-            _add_aux(d, aux)
+            add_aux(d, aux)
         return d
 
     encode.__name__ = encode.__qualname__ = f"_enc_{role}"
     return encode
 
 
-def _enc_tool_call_message(m: Any) -> dict[str, Any]:
-    mid = m._id
-    if mid.__class__ is str:
-        try:
-            created = m._created
-            if created.__class__ is not str:
-                created = _ISO[created]
-        except (AttributeError, KeyError):
-            created = iso_utc(m.created_at)
-    else:
-        mid = m.id
-        created = _first_created_text(m)
-    d: dict[str, Any] = {"id": mid, "role": "assistant"}
-    c = m.content
-    if c is not None:
-        d["content"] = c if c.__class__ is str else _enc_parts(c)
-    # hot path: a call without extras is written inline (one frame less per call,
-    # ~60 ns); the arguments text is the one received, or made once and kept
-    d["tool_calls"] = [
-        {
-            "id": tc.id,
-            "type": "function",
-            "function": {
-                "name": tc.name,
-                "arguments": tc.arguments_json if tc._raw is None else tc._raw,
-            },
+def _tool_call_message_encoder(
+    add_aux: _AddAux, enc_call: Callable[[ToolCall], dict[str, Any]]
+) -> Callable[[Any], dict[str, Any]]:
+    def encode(m: Any) -> dict[str, Any]:
+        mid = m._id
+        if mid.__class__ is str:
+            try:
+                created = m._created
+                if created.__class__ is not str:
+                    created = _ISO[created]
+            except (AttributeError, KeyError):
+                created = iso_utc(m.created_at)
+        else:
+            mid = m.id
+            created = _first_created_text(m)
+        d: dict[str, Any] = {"id": mid, "role": "assistant"}
+        c = m.content
+        if c is not None:
+            d["content"] = c if c.__class__ is str else _enc_parts(c)
+        # hot path: a call without extras is written inline (one frame less per call,
+        # ~60 ns); the arguments text is the one received, or made once and kept
+        d["tool_calls"] = [
+            {
+                "id": tc.id,
+                "type": "function",
+                "function": {
+                    "name": tc.name,
+                    "arguments": tc.arguments_json if tc._raw is None else tc._raw,
+                },
+            }
+            if not tc.extras
+            else enc_call(tc)
+            for tc in m.tool_calls
+        ]
+        d["created_at"] = created
+        aux = m._aux
+        if aux is not None:
+            add_aux(d, aux)
+        return d
+
+    encode.__name__ = encode.__qualname__ = "_enc_tool_call_message"
+    return encode
+
+
+def _tool_result_message_encoder(add_aux: _AddAux) -> Callable[[Any], dict[str, Any]]:
+    def encode(m: Any) -> dict[str, Any]:
+        mid = m._id
+        if mid.__class__ is str:
+            try:
+                created = m._created
+                if created.__class__ is not str:
+                    created = _ISO[created]
+            except (AttributeError, KeyError):
+                created = iso_utc(m.created_at)
+        else:
+            mid = m.id
+            created = _first_created_text(m)
+        c = m.content
+        d: dict[str, Any] = {
+            "id": mid,
+            "role": "tool",
+            "tool_call_id": m.tool_call_id,
+            "content": c if c.__class__ is str else _enc_parts(c),
+            "created_at": created,
         }
-        if not tc.extras
-        else _enc_call(tc)
-        for tc in m.tool_calls
-    ]
-    d["created_at"] = created
-    aux = m._aux
-    if aux is not None:
-        _add_aux(d, aux)
-    return d
+        if m.is_error:
+            d["is_error"] = True
+        tool_name = m.tool_name
+        if tool_name is not None:
+            d["tool_name"] = tool_name
+        aux = m._aux
+        if aux is not None:
+            add_aux(d, aux)
+        return d
+
+    encode.__name__ = encode.__qualname__ = "_enc_tool_result_message"
+    return encode
 
 
-def _enc_tool_result_message(m: Any) -> dict[str, Any]:
-    mid = m._id
-    if mid.__class__ is str:
-        try:
-            created = m._created
-            if created.__class__ is not str:
-                created = _ISO[created]
-        except (AttributeError, KeyError):
-            created = iso_utc(m.created_at)
-    else:
-        mid = m.id
-        created = _first_created_text(m)
-    c = m.content
-    d: dict[str, Any] = {
-        "id": mid,
-        "role": "tool",
-        "tool_call_id": m.tool_call_id,
-        "content": c if c.__class__ is str else _enc_parts(c),
-        "created_at": created,
+def _message_encoders(
+    add_aux: _AddAux, enc_call: Callable[[ToolCall], dict[str, Any]]
+) -> dict[type, Callable[[Any], dict[str, Any]]]:
+    return {
+        SystemMessage: _content_encoder("system", add_aux),
+        DeveloperMessage: _content_encoder("developer", add_aux),
+        UserMessage: _content_encoder("user", add_aux),
+        AssistantMessage: _content_encoder("assistant", add_aux),
+        ToolCallMessage: _tool_call_message_encoder(add_aux, enc_call),
+        ToolResultMessage: _tool_result_message_encoder(add_aux),
     }
-    if m.is_error:
-        d["is_error"] = True
-    tool_name = m.tool_name
-    if tool_name is not None:
-        d["tool_name"] = tool_name
-    aux = m._aux
-    if aux is not None:
-        _add_aux(d, aux)
-    return d
 
 
-_MESSAGE_ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {
-    SystemMessage: _content_encoder("system"),
-    DeveloperMessage: _content_encoder("developer"),
-    UserMessage: _content_encoder("user"),
-    AssistantMessage: _content_encoder("assistant"),
-    ToolCallMessage: _enc_tool_call_message,
-    ToolResultMessage: _enc_tool_result_message,
-}
+_MESSAGE_ENCODERS = _message_encoders(_add_aux, _enc_call)
+"""The to_dict encoders: plain copies of metadata and extras."""
+_SHARED_MESSAGE_ENCODERS = _message_encoders(_add_aux_shared, _enc_call_shared)
+"""The to_json encoders: the frozen metadata and extras values themselves."""
 
 
 def tool_result_to_dict(r: ToolResult) -> dict[str, Any]:
@@ -488,41 +539,59 @@ def tool_call_delta_to_dict(delta: ToolCallDelta) -> dict[str, Any]:
     return d
 
 
-def _enc_list(xs: Sequence[Any]) -> list[Any]:
-    encs = _ENCODERS
-    try:
-        return [encs[x.__class__](x) for x in xs]
-    except KeyError:
-        pass  # some item is not of a known exact type: resolve it, with its index
-    out = []
-    for i, x in enumerate(xs):
-        enc = encs.get(x.__class__)
-        if enc is None:
-            try:
-                enc = _encoder_for(x.__class__)
-            except ValidationError as exc:
-                raise exc.at(f"[{i}]") from None
-        out.append(enc(x))
-    return out
+_Encoders = dict[type, Callable[[Any], Any]]
 
 
-_ENCODERS: dict[type, Callable[[Any], Any]] = {
-    **_MESSAGE_ENCODERS,
-    **_PART_ENCODERS,
-    ToolCall: _enc_call,
-    ToolResult: tool_result_to_dict,
-    ToolCallDelta: tool_call_delta_to_dict,
-    list: _enc_list,
-    tuple: _enc_list,
-}
-_BUILTIN_ENCODERS = dict(_ENCODERS)
+def _list_encoder(table: _Encoders, builtins: _Encoders) -> Callable[[Sequence[Any]], list[Any]]:
+    def encode(xs: Sequence[Any]) -> list[Any]:
+        try:
+            return [table[x.__class__](x) for x in xs]
+        except KeyError:
+            pass  # some item is not of a known exact type: resolve it, with its index
+        out = []
+        for i, x in enumerate(xs):
+            enc = table.get(x.__class__)
+            if enc is None:
+                try:
+                    enc = _encoder_for(x.__class__, table, builtins)
+                except ValidationError as exc:
+                    raise exc.at(f"[{i}]") from None
+            out.append(enc(x))
+        return out
+
+    encode.__name__ = encode.__qualname__ = "_enc_list"
+    return encode
 
 
-def _encoder_for(cls: type) -> Callable[[Any], Any]:
+def _encoders(
+    messages: _Encoders, enc_call: Callable[[ToolCall], dict[str, Any]]
+) -> tuple[_Encoders, _Encoders]:
+    """An encoder table (filled in with user subclasses as met) and its built-in entries."""
+    table: _Encoders = {
+        **messages,
+        **_PART_ENCODERS,
+        ToolCall: enc_call,
+        ToolResult: tool_result_to_dict,
+        ToolCallDelta: tool_call_delta_to_dict,
+    }
+    builtins = dict(table)
+    table[list] = table[tuple] = builtins[list] = builtins[tuple] = _list_encoder(table, builtins)
+    return table, builtins
+
+
+_ENCODERS, _BUILTIN_ENCODERS = _encoders(_MESSAGE_ENCODERS, _enc_call)
+"""to_dict: plain copies of metadata and extras."""
+_SHARED_ENCODERS, _BUILTIN_SHARED_ENCODERS = _encoders(_SHARED_MESSAGE_ENCODERS, _enc_call_shared)
+"""to_json: the frozen values shared, for the JSON encoder to read."""
+
+
+def _encoder_for(
+    cls: type, table: _Encoders = _ENCODERS, builtins: _Encoders = _BUILTIN_ENCODERS
+) -> Callable[[Any], Any]:
     """Resolve (once) the encoder of a type that is not a built-in one, e.g. a user subclass."""
     enc: Callable[[Any], Any] | None = None
     for base in cls.__mro__:
-        enc = _BUILTIN_ENCODERS.get(base)
+        enc = builtins.get(base)
         if enc is not None:
             break
     if enc is None:
@@ -533,13 +602,13 @@ def _encoder_for(cls: type) -> Callable[[Any], Any]:
         if ToolDefinition is not None and issubclass(cls, ToolDefinition):
             enc = ToolDefinition.to_dict
         elif issubclass(cls, Sequence) and not issubclass(cls, (str, bytes, bytearray)):
-            enc = _enc_list
+            enc = builtins[list]
     if enc is None:
         raise ValidationError(
             f"cannot encode {cls.__name__}: expected a message, content part, tool call, "
             "tool result, tool call delta, tool definition, or a list of them",
         )
-    _ENCODERS[cls] = enc
+    table[cls] = enc
     return enc
 
 
@@ -554,9 +623,9 @@ def to_dict(x: Encodable) -> dict[str, Any]: ...
 def to_dict(x: Encodable | Sequence[Encodable]) -> dict[str, Any] | list[dict[str, Any]]:
     """The canonical dict of a message, part, tool call, tool result, delta or tool definition.
 
-    A list or tuple gives a list of dicts. The result shares the object's frozen
-    ``metadata``/``extras``/arguments values (immutable dict subclass, tuples for
-    arrays): JSON-ready, but read-only.
+    A list or tuple gives a list of dicts. The result is plain JSON-like data
+    (``dict``, ``list``, scalars) that belongs to the caller: changing it does not
+    change the object.
     """
     enc = _ENCODERS.get(x.__class__)
     if enc is None:
@@ -616,7 +685,12 @@ _dump = _make_dump()
 
 def to_json(x: Encodable | Sequence[Encodable]) -> str:
     """``to_dict(x)`` as compact JSON text (ASCII; lone surrogates escaped, so they round-trip)."""
-    d = to_dict(x)
+    # the dict of the shared encoders: the text of to_dict's, without copying
+    # metadata and extras that are only read
+    enc = _SHARED_ENCODERS.get(x.__class__)
+    if enc is None:
+        enc = _encoder_for(x.__class__, _SHARED_ENCODERS, _BUILTIN_SHARED_ENCODERS)
+    d = enc(x)
     try:
         return _dump(d)
     except ValueError as exc:
@@ -1150,9 +1224,9 @@ def message_from_dict(cls: type[M], d: Any, registry: MessageRegistry | None = N
     itself when the registry picks one of its bases.
     """
     reg = default_registry if registry is None else registry
-    if d.__class__ is not dict and not isinstance(d, Mapping):
-        _fail(f"expected a message object, got {json_type(d)}")
     try:
+        if d.__class__ is not dict and not isinstance(d, Mapping):
+            _fail(f"expected a message object, got {json_type(d)}")
         return _decode(d, reg, cls)  # type: ignore[no-any-return]
     except DecodeError:
         raise

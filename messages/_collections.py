@@ -104,7 +104,16 @@ def _decode_messages(
             out.append(message_from_dict(Message, d, registry))  # noqa: PERF401 - len(out) is the error index
     except DecodeError as exc:
         raise exc.at(f"{path}[{len(out)}]") from None
+    except Exception as exc:  # e.g. a list subclass whose iteration fails
+        raise _unexpected(exc).at(f"{path}[{len(out)}]") from None
     return tuple(out)
+
+
+def _unexpected(exc: Exception) -> DecodeError:
+    """Any other exception met while decoding, as the DecodeError the decoders promise."""
+    from ._part_codec import _unexpected
+
+    return _unexpected(exc)
 
 
 class Messages(Sequence[Message]):
@@ -277,7 +286,10 @@ class Messages(Sequence[Message]):
         cls, data: Iterable[Mapping[str, Any]], registry: MessageRegistry | None = None
     ) -> Messages:
         """Decode canonical message dicts; DecodeError (with the path) on bad input."""
-        items = data if isinstance(data, (list, tuple)) else _listed(data)
+        try:
+            items = data if isinstance(data, (list, tuple)) else _listed(data)
+        except Exception as exc:  # an iterable that fails while read
+            raise _unexpected(exc) from None
         return Messages._of(_decode_messages(items, "", registry))
 
     def to_json(self) -> str:
@@ -486,38 +498,13 @@ class MessageStore:
     def from_dict(
         cls, data: Mapping[str, Any], registry: MessageRegistry | None = None
     ) -> MessageStore:
-        """Decode :meth:`to_dict` output; DecodeError (with the path) on bad input."""
-        if not isinstance(data, Mapping):
-            raise DecodeError(f"expected an object, got {json_type(data)}", "")
-        for key in data:
-            if key not in ("sections", "parameters"):
-                raise DecodeError("unknown key; expected sections and parameters", str(key))
-        raw = data.get("sections", [])
-        if not isinstance(raw, (list, tuple)):
-            raise DecodeError(f"expected an array, got {json_type(raw)}", "sections")
-        sections: list[tuple[str, Messages]] = []
-        seen: set[str] = set()
-        for i, entry in enumerate(raw):
-            path = f"sections[{i}]"
-            if not isinstance(entry, Mapping):
-                raise DecodeError(f"expected an object, got {json_type(entry)}", path)
-            for key in entry:
-                if key not in ("name", "messages"):
-                    raise DecodeError("unknown key; expected name and messages", f"{path}.{key}")
-            name = entry.get("name")
-            if type(name) is not str or not name:
-                raise DecodeError("section name must be a non-empty string", f"{path}.name")
-            if name in seen:
-                raise DecodeError("duplicate section name", f"{path}.name")
-            seen.add(name)
-            items = _decode_messages(entry.get("messages", []), f"{path}.messages", registry)
-            sections.append((name, Messages._of(items)))
-        params = data.get("parameters")
+        """Decode :meth:`to_dict` output; DecodeError (with the path) on bad input, nothing else."""
         try:
-            frozen = EMPTY if params is None else freeze_mapping(params, "parameters")
-        except MessageError as exc:
-            raise DecodeError(exc.message, exc.path) from None
-        return cls._of(tuple(sections), frozen)
+            return _decode_store(cls, data, registry)
+        except DecodeError:
+            raise
+        except Exception as exc:  # a misbehaving Mapping, a stack already deep: see _unexpected
+            raise _unexpected(exc) from None
 
     def to_json(self) -> str:
         """:meth:`to_dict` as compact JSON."""
@@ -527,6 +514,45 @@ class MessageStore:
     def from_json(cls, text: str | bytes, registry: MessageRegistry | None = None) -> MessageStore:
         """Decode :meth:`to_json` output."""
         return cls.from_dict(loads(text), registry)
+
+
+def _decode_store(
+    cls: type[MessageStore], data: Mapping[str, Any], registry: MessageRegistry | None
+) -> MessageStore:
+    """The store of a :meth:`MessageStore.to_dict` dict (``from_dict`` guards it)."""
+    if not isinstance(data, Mapping):
+        raise DecodeError(f"expected an object, got {json_type(data)}", "")
+    for key in data:
+        if key not in ("sections", "parameters"):
+            raise DecodeError("unknown key; expected sections and parameters", str(key))
+    raw = data.get("sections", [])
+    if not isinstance(raw, (list, tuple)):
+        raise DecodeError(f"expected an array, got {json_type(raw)}", "sections")
+    sections: list[tuple[str, Messages]] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw):
+        path = f"sections[{i}]"
+        if not isinstance(entry, Mapping):
+            raise DecodeError(f"expected an object, got {json_type(entry)}", path)
+        for key in entry:
+            if key not in ("name", "messages"):
+                raise DecodeError("unknown key; expected name and messages", f"{path}.{key}")
+        name = entry.get("name")
+        if type(name) is not str or not name:
+            raise DecodeError("section name must be a non-empty string", f"{path}.name")
+        if name in seen:
+            raise DecodeError("duplicate section name", f"{path}.name")
+        seen.add(name)
+        items = _decode_messages(entry.get("messages", []), f"{path}.messages", registry)
+        sections.append((name, Messages._of(items)))
+    params = data.get("parameters")
+    try:
+        frozen = EMPTY if params is None else freeze_mapping(params, "parameters")
+    except MessageError as exc:
+        raise DecodeError(exc.message, exc.path) from None
+    except RecursionError:  # freezing stops at MAX_DEPTH, unless the stack was deep already
+        raise DecodeError("nested too deeply", "parameters") from None
+    return cls._of(tuple(sections), frozen)
 
 
 _set_sections = MessageStore.__dict__["_sections"].__set__

@@ -115,6 +115,7 @@ from ._message import (
     ToolResultMessage,
     UserMessage,
 )
+from ._part_codec import _unexpected
 from ._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from ._role import MessageRole
 from ._tool_call import ToolCall, check_tool_name
@@ -387,16 +388,18 @@ class Envelope:
         Raises DecodeError (with ``path``) for anything it cannot read, and nothing
         else. An Envelope is returned unchanged.
         """
-        if isinstance(row, Envelope):
-            return row
-        if not isinstance(row, Mapping):
-            raise DecodeError(f"expected an envelope object, got {json_type(row)}", "")
         try:
+            if isinstance(row, Envelope):
+                return row
+            if not isinstance(row, Mapping):
+                raise DecodeError(f"expected an envelope object, got {json_type(row)}", "")
             return _normalize(cls, row)
-        except ValidationError as exc:
-            raise DecodeError(exc.message, exc.path) from None
+        except DecodeError:
+            raise
         except RecursionError:
             raise DecodeError("nested too deeply", "") from None
+        except Exception as exc:  # ValidationError keeps its path; a misbehaving Mapping's
+            raise _unexpected(exc) from None  # own exception becomes "malformed input"
 
     # -- messages ---------------------------------------------------------------------
 

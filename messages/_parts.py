@@ -77,12 +77,16 @@ class ImagePart:
             raise ValidationError("url must not be empty", "url")
         if self.url is not None and self.url.startswith("data:"):
             # A base64 data: URL is inline data: store it as such, so that equal
-            # images are equal however they were given.
+            # images are equal however they were given (ImagePart(url=u) ==
+            # ImagePart.from_data_url(u)). A media_type given beside it must agree
+            # with the URL's: which of the two is right is not ours to guess.
             try:
                 media_type, data = parse_data_url(self.url, "url")
             except ValidationError:
                 pass  # not base64: keep it as a URL
             else:
+                if self.media_type is not None and not same_media_type(self.media_type, media_type):
+                    raise ValidationError(MEDIA_TYPE_CONFLICT, "media_type")
                 object.__setattr__(self, "url", None)
                 object.__setattr__(self, "data", data)
                 object.__setattr__(self, "media_type", media_type)
@@ -129,6 +133,14 @@ class ImagePart:
         if self.data is not None:
             return f"ImagePart(media_type={self.media_type!r}, data_len={len(self.data)})"
         return f"ImagePart(url_len={len(self.url or '')}, detail={self.detail!r})"
+
+
+MEDIA_TYPE_CONFLICT = "media_type contradicts the media type of the data: URL given as url"
+
+
+def same_media_type(given: str, from_url: str) -> bool:
+    """Whether a media type given beside a data: URL agrees with the URL's (case-insensitive)."""
+    return given.strip().lower() == from_url.lower()
 
 
 def parse_data_url(url: str, path: str) -> tuple[str, str]:

@@ -304,15 +304,58 @@ def test_lists_of_messages() -> None:
     assert to_json([]) == "[]"
 
 
-def test_to_dict_shares_frozen_values_read_only() -> None:
-    m = UserMessage("x", metadata={"a": {"b": [1]}})
+def _assert_plain(value: Any, path: str = "") -> None:
+    """Only exact dict / list / scalars: nothing frozen, nothing read-only."""
+    if isinstance(value, dict):
+        assert type(value) is dict, path
+        for k, v in value.items():
+            _assert_plain(v, f"{path}.{k}")
+    elif isinstance(value, (list, tuple)):
+        assert type(value) is list, path
+        for i, v in enumerate(value):
+            _assert_plain(v, f"{path}[{i}]")
+    else:
+        assert type(value) in (str, int, float, bool, type(None)), path
+
+
+def test_to_dict_gives_plain_data_the_caller_may_change() -> None:
+    m = UserMessage(
+        "x",
+        metadata={"tags": ["a"], "usage": {"in": 3}},
+        extras={"refusal": None, "audio": {"ids": [1]}, "role": ["kept"]},
+    )
     d = encode(m)
-    assert d["metadata"] is m.metadata
-    meta: Any = d["metadata"]
-    with pytest.raises(TypeError):
-        meta["a"] = 2
-    d["content"] = "changed"  # the outer dict is the caller's own
+    assert type(d["metadata"]["tags"]) is list
+    assert type(d["metadata"]["usage"]) is dict
+    assert type(d["audio"]["ids"]) is list
+    assert type(d["extras"]["role"]) is list  # an extra named like a canonical key
+    _assert_plain(d)
+    d["metadata"]["k"] = 1
+    d["metadata"]["tags"].append("b")
+    d["audio"]["ids"].append(2)
+    d["content"] = "changed"
+    assert m.metadata == {"tags": ["a"], "usage": {"in": 3}}
+    assert m.extras["audio"] == {"ids": [1]}
     assert m.content == "x"
+    assert encode(m)["metadata"] == {"tags": ["a"], "usage": {"in": 3}}
+
+
+def test_tool_call_extras_come_out_plain() -> None:
+    call = ToolCall("c1", "f", {"q": [1]}, extras={"gemini": {"sig": ["s"]}})
+    m = ToolCallMessage([call], metadata={"m": [1]})
+    for d in (call.to_dict(), encode(m), to_dict([m])[0], _codec.tool_call_to_dict(call)):
+        _assert_plain(d)
+    assert type(call.to_dict()["gemini"]["sig"]) is list
+
+
+@given(gen.messages)
+def test_to_dict_is_plain_and_to_json_writes_the_same_data(m: Message) -> None:
+    d = encode(m)
+    _assert_plain(d)
+    # to_json builds its text without the copies: the same text as the plain dict's
+    assert to_json(m) == json.dumps(d, separators=(",", ":"))
+    assert to_json([m, m]) == json.dumps([d, d], separators=(",", ":"))
+    same(dec(d), m)
 
 
 # -- decoding: accepted variants ---------------------------------------------------------

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from collections.abc import Sequence
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -497,3 +499,116 @@ def test_store_round_trip(
     assert back.section_names == tuple(name for name, _ in sections)
     assert list(back.to_messages()) == [m for _, ms_ in sections for m in ms_]
     assert MessageStore.from_json(s.to_json()) == s
+
+
+# -- decoders raise only DecodeError, whatever the input and the caller's stack -------------
+
+
+def _deep_object(levels: int) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    for _ in range(levels):
+        d = {"a": d}
+    return d
+
+
+def _call_with_stack_used(frames: int, fn: Any) -> Any:
+    """Call ``fn`` with ``frames`` more frames on the stack (a caller already deep in recursion)."""
+    if frames <= 0:
+        return fn()
+    return _call_with_stack_used(frames - 1, fn)
+
+
+def _frames_in_use() -> int:
+    n = 0
+    f: FrameType | None = sys._getframe()
+    while f is not None:
+        n, f = n + 1, f.f_back
+    return n
+
+
+DEEP = _deep_object(10**5)
+
+
+@pytest.mark.parametrize("free", [None, 600, 150, 60])
+def test_store_from_dict_of_deep_parameters_is_a_decode_error_at_any_stack_depth(
+    free: int | None,
+) -> None:
+    # free: frames left below the recursion limit (None: the test's own depth); 600
+    # and fewer leave too little for freezing 200 levels, which raised RecursionError
+    used = 0 if free is None else sys.getrecursionlimit() - _frames_in_use() - free
+    with pytest.raises(DecodeError) as info:
+        _call_with_stack_used(
+            used, lambda: MessageStore.from_dict({"sections": [], "parameters": DEEP})
+        )
+    assert info.value.path.startswith("parameters")
+    assert "nested" in info.value.message
+
+
+def test_store_from_dict_six_hundred_frames_deep() -> None:
+    # the audit's case: parameters 10**5 levels deep, the caller ~600 frames deep
+    with pytest.raises(DecodeError):
+        _call_with_stack_used(
+            600, lambda: MessageStore.from_dict({"sections": [], "parameters": DEEP})
+        )
+
+
+class _BadMapping(dict):  # type: ignore[type-arg]
+    """A Mapping whose methods fail with exceptions of their own."""
+
+    def get(self, *args: Any) -> Any:
+        raise RuntimeError(SECRET)
+
+    def items(self) -> Any:
+        raise RuntimeError(SECRET)
+
+
+class _BadList(list):  # type: ignore[type-arg]
+    def __iter__(self) -> Any:
+        raise RuntimeError(SECRET)
+
+
+def _failing_iterable() -> Any:
+    yield {"role": "user", "content": "x"}
+    raise RuntimeError(SECRET)
+
+
+@pytest.mark.parametrize(
+    ("decode", "data"),
+    [
+        (MessageStore.from_dict, _BadMapping(sections=[])),
+        (MessageStore.from_dict, {"sections": [_BadMapping(name="a")]}),
+        (MessageStore.from_dict, {"sections": [{"name": "a", "messages": _BadList()}]}),
+        (MessageStore.from_dict, {"parameters": _BadMapping(k=1)}),
+        (MessageStore.from_dict, {"sections": _BadList()}),
+        (Messages.from_dicts, _BadList([{"role": "user", "content": "x"}])),
+        (Messages.from_dicts, _failing_iterable()),
+        (Messages.from_dicts, [_BadMapping(role="user", content="x")]),
+    ],
+)
+def test_misbehaving_containers_give_decode_error(decode: Any, data: Any) -> None:
+    with pytest.raises(DecodeError) as info:
+        decode(data)
+    assert SECRET not in str(info.value)
+
+
+def test_messages_from_dicts_deep_stack() -> None:
+    bad = [{"role": "user", "content": "x", "metadata": DEEP}]
+    with pytest.raises(DecodeError) as info:
+        _call_with_stack_used(600, lambda: Messages.from_dicts(bad))
+    assert info.value.path.startswith("[0]")
+
+
+def test_to_dicts_and_store_to_dict_are_plain_data() -> None:
+    m = UserMessage("x", metadata={"tags": ["a"]}, extras={"x": {"y": [1]}})
+    for d in (
+        Messages([m]).to_dicts()[0],
+        MessageStore({"s": [m]}).to_dict()["sections"][0]["messages"][0],
+    ):
+        assert type(d["metadata"]) is dict
+        assert type(d["metadata"]["tags"]) is list
+        assert type(d["x"]["y"]) is list
+        d["metadata"]["tags"].append("b")
+    store = MessageStore({"s": [m]}, parameters={"stop": ["a"], "o": {"k": [1]}}).to_dict()
+    assert type(store["parameters"]["stop"]) is list
+    assert type(store["parameters"]["o"]["k"]) is list
+    assert m.metadata == {"tags": ["a"]}

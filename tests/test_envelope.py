@@ -1360,3 +1360,74 @@ def test_errors_are_message_errors() -> None:
     assert issubclass(DecodeError, MessageError)
     with pytest.raises(ValueError):  # callers that catch ValueError keep working
         Envelope.normalize({"role": "robot"})
+
+
+# -- normalize raises only DecodeError, whatever the row -----------------------------------
+
+
+class _FailingGet(dict):  # type: ignore[type-arg]
+    def get(self, *args: Any) -> Any:
+        raise RuntimeError(SECRET)
+
+
+class _FailingIter(dict):  # type: ignore[type-arg]
+    def __iter__(self) -> Any:
+        raise KeyError(SECRET)
+
+
+class _FailingContains(dict):  # type: ignore[type-arg]
+    def __contains__(self, key: object) -> bool:
+        raise TypeError(SECRET)
+
+
+class _FailingItems(dict):  # type: ignore[type-arg]
+    def items(self) -> Any:
+        raise AttributeError(SECRET)
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        _FailingGet(role="user"),
+        _FailingIter(role="user"),
+        _FailingContains(role="user"),
+        {"role": "user", "metadata": _FailingItems(a=1)},
+        {"role": "user", "payload": _FailingItems(a=1)},
+        {"role": "user", "content": [_FailingItems(type="text")]},
+        {"role": "user", "extra": _FailingItems(a=1)},
+    ],
+)
+def test_normalize_turns_a_misbehaving_mapping_into_a_decode_error(row: Any) -> None:
+    for read in (Envelope.normalize, lambda r: to_provider_messages([r])):
+        with pytest.raises(DecodeError) as info:
+            read(row)
+        assert SECRET not in str(info.value)
+    with pytest.raises(DecodeError, match="malformed input"):
+        Envelope.normalize(_FailingGet(role="user"))
+
+
+def _with_stack_used(frames: int, fn: Any) -> Any:
+    return fn() if frames <= 0 else _with_stack_used(frames - 1, fn)
+
+
+def test_normalize_deep_input_from_a_deep_stack_is_a_decode_error() -> None:
+    deep: Any = "x"
+    for _ in range(10**5):
+        deep = {"k": deep}
+    for row in ({"role": "user", "metadata": deep}, {"role": "user", "payload": deep}):
+        with pytest.raises(DecodeError):
+            _with_stack_used(600, lambda row=row: Envelope.normalize(row))
+    text = '{"role":"user","metadata":' + '{"k":' * 199 + "1" + "}" * 200
+    with pytest.raises(DecodeError):
+        _with_stack_used(600, lambda: Envelope.from_json(text))
+
+
+def test_to_dict_and_provider_message_are_plain_data() -> None:
+    env = Envelope(
+        "tool_call", "assistant", [{"type": "text", "text": "t"}], {"a": [1]}, {"m": {"n": [2]}}
+    )
+    for d in (env.to_dict(), env.to_provider_message()):
+        assert type(d["metadata"]) is dict
+        assert all(type(b) is dict for b in d["content"])
+    assert type(env.to_dict()["payload"]["a"]) is list
+    assert type(env.to_dict()["metadata"]["m"]["n"]) is list

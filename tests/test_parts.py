@@ -6,6 +6,8 @@ import dataclasses
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from messages import AudioPart, FilePart, ImagePart, ReasoningPart, TextPart, ValidationError
 
@@ -152,3 +154,69 @@ def test_url_image_keeps_media_type() -> None:
     p = ImagePart(url="gs://bucket/x.png", media_type="image/png")
     assert p.media_type == "image/png"
     assert ImagePart.from_dict(p.to_dict()) == p
+
+
+# -- a data: URL given as url, with a media_type beside it --------------------------------
+
+
+def test_media_type_contradicting_the_data_url_is_refused() -> None:
+    with pytest.raises(ValidationError) as info:
+        ImagePart(url="data:image/png;base64,AAAA", media_type="image/jpeg")
+    assert info.value.path == "media_type"
+    assert "AAAA" not in str(info.value)
+
+
+@pytest.mark.parametrize("given", ["image/png", "IMAGE/PNG", " image/png "])
+def test_media_type_agreeing_with_the_data_url_is_accepted(given: str) -> None:
+    p = ImagePart(url="data:image/png;base64,AAAA", media_type=given)
+    assert (p.url, p.data, p.media_type) == (None, "AAAA", "image/png")  # the URL's spelling
+    assert p == ImagePart.from_data_url("data:image/png;base64,AAAA")
+
+
+def test_media_type_beside_a_url_that_is_not_base64_is_kept() -> None:
+    # not inline data: nothing to contradict, the URL is kept as it is
+    p = ImagePart(url="data:text/plain,hello", media_type="image/png")
+    assert (p.url, p.data, p.media_type) == ("data:text/plain,hello", None, "image/png")
+
+
+def test_decoder_refuses_the_same_contradiction() -> None:
+    from messages import DecodeError
+
+    bad = {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,AA==", "media_type": "image/gif"},
+    }
+    with pytest.raises(DecodeError) as info:
+        ImagePart.from_dict(bad)
+    assert info.value.path == "image_url.media_type"
+    ok = {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,AA==", "media_type": "image/png"},
+    }
+    assert ImagePart.from_dict(ok) == ImagePart.from_data_url("data:image/png;base64,AA==")
+    with pytest.raises(DecodeError) as info:
+        ImagePart.from_dict(
+            {"type": "image_url", "image_url": {"url": "data:x;base64,AA==", "media_type": 5}}
+        )
+    assert info.value.path == "image_url.media_type"
+
+
+_media_types = st.sampled_from(["image/png", "image/jpeg", " image/webp", "application/pdf", "x"])
+_params = st.lists(
+    st.sampled_from(["charset=utf-8", "name=a.png", " base64", "BASE64"]), max_size=3
+)
+_payloads = st.text(alphabet="ABCDEFabcdef0123456789+/=:,;", max_size=20)
+
+
+@given(_media_types, _params, _payloads, st.sampled_from([None, "auto", "low", "high"]))
+def test_image_from_a_data_url_equals_from_data_url(
+    media: str, params: list[str], payload: str, detail: str | None
+) -> None:
+    url = f"data:{';'.join([media, *params])},{payload}"
+    try:
+        expected = ImagePart.from_data_url(url, detail=detail)
+    except ValidationError:
+        return  # not an inline image: nothing to compare (the URL path keeps or refuses it)
+    assert ImagePart(url=url, detail=detail) == expected
+    assert ImagePart(url=url, media_type=expected.media_type, detail=detail) == expected
+    assert ImagePart.from_dict(ImagePart(url=url, detail=detail).to_dict()) == expected

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from messages import (
+    AssistantMessage,
     ConversationHistory,
     Message,
     Messages,
@@ -17,6 +19,7 @@ from messages import (
     Repair,
     SystemMessage,
     ToolResultMessage,
+    UserMessage,
     ValidationError,
     repair,
 )
@@ -203,3 +206,106 @@ def test_lenient_repair_only_touches_tool_pairing(msgs: list[Message]) -> None:
         "duplicate_tool_result",
         "unanswered_tool_call",
     }
+
+
+# -- duplicate message ids -------------------------------------------------------------------
+
+
+def test_a_message_imported_twice_is_dropped() -> None:
+    u = UserMessage("u")
+    out, changes = repair([SystemMessage("s"), u, AssistantMessage("a"), u])
+    assert spell(out) == "S U A"
+    assert out[1] is u
+    assert changes == (Repair(3, "duplicate_id", "dropped"),)
+    ConversationHistory(out).validate()
+
+
+def test_an_equal_copy_with_the_same_id_is_dropped() -> None:
+    u = UserMessage("u", metadata={"k": 1})
+    copy = Message.from_dict(u.to_dict())  # another object, same id, equal
+    out, changes = repair([SystemMessage("s"), u, AssistantMessage("a"), copy])
+    assert spell(out) == "S U A"
+    assert changes == (Repair(3, "duplicate_id", "dropped"),)
+
+
+def test_a_different_message_reusing_an_id_gets_a_fresh_one() -> None:
+    u = UserMessage("first")
+    other = dataclasses.replace(UserMessage("second", name="n"), id=u.id)
+    out, changes = repair([SystemMessage("s"), u, AssistantMessage("a"), other])
+    assert spell(out) == "S U A U"
+    assert changes == (Repair(3, "duplicate_id", "assigned_new_id"),)
+    kept = out[3]
+    assert kept == other  # same class, content, name, metadata, extras
+    assert type(kept) is UserMessage
+    assert kept.id != u.id
+    assert len(kept.id) == len(u.id)  # made the way the package makes ids
+    assert kept.created_at == other.created_at
+    assert out[1] is u
+    ConversationHistory(out).validate()
+
+
+def test_duplicate_ids_are_resolved_before_the_ordering_rules() -> None:
+    u = UserMessage("a")  # its generated id is not formatted yet
+    out, changes = repair([SystemMessage("s"), u, UserMessage("b"), AssistantMessage("c"), u])
+    # the merge copies u (formatting its id on the way); the repeat of u is still found
+    assert spell(out) == "S U A"
+    assert out[1].text == "a\n\nb"
+    assert out[1].id == u.id
+    assert [(r.index, r.rule, r.action) for r in changes] == [
+        (2, "alternation", "merged_into_previous"),
+        (4, "duplicate_id", "dropped"),
+    ]
+    ConversationHistory(out).validate()
+
+
+def test_a_tool_round_imported_twice_is_dropped_whole() -> None:
+    msgs = build("S U C:a R:a A")
+    again = [*msgs, UserMessage("more"), msgs[2], msgs[3], AssistantMessage("done")]
+    out, changes = repair(again)
+    assert spell(out) == "S U C:a R:a A U A"
+    assert [(r.index, r.rule, r.action) for r in changes] == [
+        (6, "duplicate_id", "dropped"),
+        (7, "duplicate_id", "dropped"),
+    ]
+    ConversationHistory(out).validate()
+
+
+@st.composite
+def sequences_with_repeated_ids(draw: st.DrawFn) -> list[Message]:
+    """``any_sequences`` with later messages repeating earlier ids: the same object,
+    an equal decoded copy, or a different message under the same id."""
+    msgs = list(draw(any_sequences()))
+    for _ in range(draw(st.integers(0, 4))):
+        if not msgs:
+            break
+        earlier = msgs[draw(st.integers(0, len(msgs) - 1))]
+        how = draw(st.sampled_from(("same", "copy", "other")))
+        if how == "same":
+            dup = earlier
+        elif how == "copy":
+            dup = Message.from_dict(earlier.to_dict())
+        else:
+            dup = dataclasses.replace(draw(st.sampled_from(msgs)), id=earlier.id)
+        msgs.insert(draw(st.integers(msgs.index(earlier) + 1, len(msgs))), dup)
+    return msgs
+
+
+@given(sequences_with_repeated_ids(), policies)
+def test_repair_output_is_accepted_by_a_history_with_the_same_policy(
+    msgs: list[Message], policy: OrderingPolicy
+) -> None:
+    out, changes = repair(msgs, policy)
+    ConversationHistory(out, policy=policy).validate()  # raised OrderingError [duplicate_id]
+    assert len({m.id for m in out}) == len(out)
+    assert all(0 <= r.index < len(msgs) for r in changes)
+    # every repeat of an earlier id is reported, once
+    seen: set[str] = set()
+    repeats = []
+    for i, m in enumerate(msgs):
+        if m.id in seen:
+            repeats.append(i)
+        seen.add(m.id)
+    assert [r.index for r in changes if r.rule == "duplicate_id"] == repeats
+    again, more = repair(out, policy)
+    assert more == ()
+    assert again is out
