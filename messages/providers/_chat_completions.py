@@ -686,8 +686,10 @@ class ChatCompletionsProvider(Provider):
         moved: list[dict[str, Any]] | None = None
         pairs = self.pairs_tool_results
         # the calls of the last assistant turn still without a result: id -> (i, k)
-        pending: dict[str, tuple[int, int]] | None = None
-        pending_size = 0  # how many calls that turn made
+        # the calls of the last assistant turn, where it is, and the ids answered
+        open_calls: Sequence[ToolCall] | None = None
+        open_at = 0
+        answered: list[str] = []
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
@@ -697,9 +699,10 @@ class ChatCompletionsProvider(Provider):
                 raise ValidationError(
                     f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
                 ) from None
-            if pending is not None and (role is _USER or role is _ASSISTANT):
-                self._answer_pending(out, pending, losses)
-                pending = None
+            if open_calls is not None and (role is _USER or role is _ASSISTANT):
+                if len(answered) < len(open_calls):
+                    self._answer_pending(out, open_calls, open_at, answered, losses)
+                open_calls = None
             if moved is not None and role is not _TOOL:
                 out.append({"role": "user", "content": moved})
                 moved = None
@@ -720,8 +723,7 @@ class ChatCompletionsProvider(Provider):
                 if own is not EMPTY or not (c is None or c.__class__ is str):
                     out.append(self._assistant(m, i, losses, own))
                     if pairs and m.tool_calls:
-                        pending = {tc.id: (i, k) for k, tc in enumerate(m.tool_calls)}
-                        pending_size = len(pending)
+                        open_calls, open_at, answered = m.tool_calls, i, []
                 elif m.__class__ is ToolCallMessage:
                     # hot path: _assistant's usual tool-call turn written out
                     calls = m.tool_calls
@@ -742,23 +744,31 @@ class ChatCompletionsProvider(Provider):
                     ]
                     out.append({"role": "assistant", "content": c or None, "tool_calls": wire})
                     if pairs:
-                        pending = {tc.id: (i, k) for k, tc in enumerate(calls)}
-                        pending_size = len(pending)
+                        open_calls, open_at, answered = calls, i, []
                 elif m.__class__ is AssistantMessage:
                     out.append({"role": "assistant", "content": c})
                 else:
                     out.append(self._assistant(m, i, losses, own))
                     if pairs and m.tool_calls:
-                        pending = {tc.id: (i, k) for k, tc in enumerate(m.tool_calls)}
-                        pending_size = len(pending)
+                        open_calls, open_at, answered = m.tool_calls, i, []
             elif role is _TOOL:
-                if pairs and (pending is None or pending.pop(m.tool_call_id, None) is None):
-                    losses.add(
-                        f"messages[{i}]",
-                        "tool result that answers no open call",
-                        f"dropped: {self.name} rejects a tool message without its call",
-                    )
-                    continue
+                if pairs:
+                    # hot path: a call turn has one or a few calls; no set, no dict
+                    cid = m.tool_call_id
+                    paired = False
+                    if open_calls is not None and cid not in answered:
+                        for tc in open_calls:
+                            if tc.id == cid:
+                                paired = True
+                                break
+                    if not paired:
+                        losses.add(
+                            f"messages[{i}]",
+                            "tool result that answers no open call",
+                            f"dropped: {self.name} rejects a tool message without its call",
+                        )
+                        continue
+                    answered.append(cid)
                 c = m.content
                 if aux is not None and aux[0] is not None:
                     losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
@@ -786,10 +796,10 @@ class ChatCompletionsProvider(Provider):
             if aux is not None and aux[0] is not None and role is not _TOOL:
                 # chat completions carry a participant name on every role but tool
                 out[-1]["name"] = aux[0]
-        if pending and len(pending) < pending_size:
+        if open_calls is not None and answered and len(answered) < len(open_calls):
             # a last turn with some results: the rest are answered; one with none
             # at all is left pending (a tool may still be running), as repair does
-            self._answer_pending(out, pending, losses)
+            self._answer_pending(out, open_calls, open_at, answered, losses)
         if moved is not None:
             out.append({"role": "user", "content": moved})
         body: dict[str, Any] = {"messages": out}
@@ -798,11 +808,18 @@ class ChatCompletionsProvider(Provider):
         return body, losses.items
 
     def _answer_pending(
-        self, out: list[dict[str, Any]], pending: Mapping[str, tuple[int, int]], losses: Losses
+        self,
+        out: list[dict[str, Any]],
+        calls: Sequence[ToolCall],
+        i: int,
+        answered: list[str],
+        losses: Losses,
     ) -> None:
         """An error result for each call left unanswered (the API rejects the request else)."""
-        for call_id, (i, k) in pending.items():
-            out.append({"role": "tool", "tool_call_id": call_id, "content": _UNANSWERED})
+        for k, call in enumerate(calls):
+            if call.id in answered:
+                continue
+            out.append({"role": "tool", "tool_call_id": call.id, "content": _UNANSWERED})
             losses.add(
                 f"messages[{i}].tool_calls[{k}]",
                 "unanswered tool call",
