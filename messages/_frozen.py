@@ -159,8 +159,17 @@ def _freeze_items(items: Iterable[tuple[Any, Any]], path: str, depth: int) -> Fr
         t = type(v)
         if t in _SCALARS:
             out[k] = v
-        else:
-            out[k] = freeze(v, f"{path}.{k}" if path else k, depth)
+            continue
+        if t is dict and depth < MAX_DEPTH:
+            # hot path: a nested flat object of scalars (metadata["usage"]) is copied
+            # in one C call after one scan, with no path string and no freeze frame
+            for kk, vv in v.items():
+                if type(kk) is not str or type(vv) not in _SCALARS:
+                    break
+            else:
+                out[k] = FrozenDict(v) if v else EMPTY
+                continue
+        out[k] = freeze(v, f"{path}.{k}" if path else k, depth)
     return FrozenDict(out)
 
 
