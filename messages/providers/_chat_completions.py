@@ -757,10 +757,14 @@ class ChatCompletionsProvider(Provider):
                     cid = m.tool_call_id
                     paired = False
                     if open_calls is not None and cid not in answered:
-                        for tc in open_calls:
-                            if tc.id == cid:
-                                paired = True
-                                break
+                        k = len(answered)  # results usually come in the calls' order
+                        if k < len(open_calls) and open_calls[k].id == cid:
+                            paired = True
+                        else:
+                            for tc in open_calls:
+                                if tc.id == cid:
+                                    paired = True
+                                    break
                     if not paired:
                         losses.add(
                             f"messages[{i}]",
