@@ -221,26 +221,30 @@ CASES: list[tuple[str, list[Message], dict[str, Any], list[str]]] = [
         ["messages[1]"],
     ),
     (
-        "whitespace-only text is never sent (the API rejects it)",
+        "whitespace-only text alone is never sent (the API rejects it; beside real text it is kept)",
         [
             Message.system(" \n"),
             Message.user([TextPart("\t"), TextPart("x")]),
             Message.assistant("\u3000"),
             Message.user("  "),
+            Message.assistant([TextPart(" ")]),
             Message.assistant("ok"),
         ],
         {
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "x"}]},
-                {"role": "assistant", "content": "ok"},
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "\t"}, {"type": "text", "text": "x"}],
+                },
+                {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
             ]
         },
         [
             "messages[0].content",
-            "messages[1].content[0]",
             "messages[2].content",
             "messages[3].content",
             "messages[2]",
+            "messages[4].content[0]",
         ],
     ),
     (
@@ -1253,3 +1257,34 @@ def test_a_repeated_tool_use_id_is_an_invalid_call_and_the_rest_parses() -> None
     assert [(c.id, c.name, c.raw_arguments) for c in r.invalid_tool_calls] == [
         ("t1", "g", '{"a":1}')
     ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        # a call between two texts, the second with citations
+        [
+            {"type": "text", "text": "A"},
+            {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}},
+            {"type": "text", "text": "B", "citations": [_CITATION]},
+        ],
+        # a whitespace-only text before a server tool (kept: beside real text the
+        # API accepts it), citations on a middle text
+        [
+            {"type": "text", "text": "\n\n"},
+            {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"q": 1}},
+            {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []},
+            {"type": "text", "text": "B", "citations": [_CITATION]},
+            {"type": "text", "text": " and C."},
+        ],
+    ],
+)
+def test_an_interleaved_turn_goes_back_in_wire_order(content: list[dict[str, Any]]) -> None:
+    whole = PROVIDER.parse_response(response(content, "end_turn")).message
+    imported = PROVIDER.parse_messages([{"role": "user", "content": "q"},
+                                        {"role": "assistant", "content": content}])[1]  # fmt: skip
+    for m in (whole, imported):
+        tail = [Message.tool_result("toolu_1", "r")] if m.tool_calls else [Message.user("more")]
+        sent = PROVIDER.convert([Message.user("q"), m, *tail])
+        assert sent.body["messages"][1]["content"] == content
+        assert sent.losses == ()

@@ -279,6 +279,21 @@ class _Builder:
 _UNANSWERED_RULE = "answered with an error result: Anthropic requires a result for every call"
 
 
+def _in_wire_order(blocks: list[Any], n_parts: int, order: object) -> list[Any]:
+    """A turn's part blocks and call blocks interleaved as the wire had them.
+
+    ``order`` (kept when parsed) holds "p" for a part and "c" for a call, in wire
+    order; when it no longer fits the message (edited, or a part not sent) the
+    blocks stay parts first, then calls.
+    """
+    if type(order) is not str or order.count("p") != n_parts:
+        return blocks
+    if order.count("c") != len(blocks) - n_parts:
+        return blocks
+    parts, calls = iter(blocks[:n_parts]), iter(blocks[n_parts:])
+    return [next(parts) if ch == "p" else next(calls) for ch in order]
+
+
 def _strip_final(turn: dict[str, Any], path: str, losses: Losses) -> None:
     """Strip the trailing whitespace of a request's final assistant turn (the API rejects it)."""
     content = turn["content"]
@@ -292,7 +307,11 @@ def _strip_final(turn: dict[str, Any], path: str, losses: Losses) -> None:
         text = last.get("text") if last.get("type") == "text" else None
         if type(text) is not str or not text or text[-1] not in _SPACES:
             return
-        content[-1] = {**last, "text": text.rstrip()}
+        stripped = text.rstrip()
+        if stripped or len(content) == 1:
+            content[-1] = {**last, "text": stripped}
+        else:
+            del content[-1]  # whitespace-only beside other blocks: an empty block is refused
     losses.add(
         path,
         "trailing whitespace of the final assistant turn",
@@ -444,7 +463,24 @@ def _blocks(
     losses: Losses,
 ) -> list[Any]:
     out: list[Any] = []
+    keep_blank: bool | None = None  # known once a whitespace-only text is met
     for j, p in enumerate(parts):
+        if type(p) is TextPart:
+            # Whitespace-only text is refused alone but accepted beside real text
+            # (a response may carry "\n\n" before a server tool block): kept then.
+            text = p.text
+            if not text:
+                continue
+            if _blank(text):
+                if keep_blank is None:
+                    keep_blank = any(
+                        type(q) is TextPart and not _blank(q.text) and q.text for q in parts
+                    )
+                if not keep_blank:
+                    losses.add(f"{path}.content[{j}]", "whitespace-only text", _BLANK_RULE)
+                    continue
+            out.append({"type": "text", "text": text})
+            continue
         fn = table.get(type(p)) or _part_fn(table, p)
         block = fn(p, f"{path}.content[{j}]", losses)
         if block is not None:
@@ -697,6 +733,7 @@ class AnthropicProvider(Provider):
                         blocks = [{"type": "text", "text": content}]
                     else:
                         blocks = _blocks(content, _ASSISTANT_BLOCKS, f"messages[{i}]", losses)
+                    n_parts = len(blocks)
                     for k, c in enumerate(calls):
                         # hot path: a call without extras is written inline
                         blocks.append(
@@ -710,6 +747,8 @@ class AnthropicProvider(Provider):
                             else _tool_use(c, i, k, losses)
                         )
                         b.calls[c.id] = (i, k)
+                    if own and calls:
+                        blocks = _in_wire_order(blocks, n_parts, own.get("order"))
                     b.add_blocks(blocks)
             if own:
                 self._add_unknown(b, own)
@@ -1024,14 +1063,23 @@ def _extra_keys(
             out.append(FrozenDict({"index": index, "keys": freeze_decoded(extra, path)}))
 
 
-def _own(unknown: Sequence[FrozenDict], keys: Sequence[FrozenDict]) -> FrozenDict:
-    if not unknown and not keys:
+def _own(
+    unknown: Sequence[FrozenDict], keys: Sequence[FrozenDict], seq: Sequence[str] = ()
+) -> FrozenDict:
+    """This provider's extras of an assistant turn: kept unknown blocks, kept keys,
+    and the wire order of its parts and calls when a call came before a part (the
+    formatter writes parts first, then calls; ``order`` puts them back)."""
+    order = "".join(seq)
+    interleaved = "cp" in order
+    if not unknown and not keys and not interleaved:
         return EMPTY
     inner: dict[str, Any] = {}
     if unknown:
         inner["unknown"] = tuple(unknown)
     if keys:
         inner["keys"] = tuple(keys)
+    if interleaved:
+        inner["order"] = order
     return FrozenDict({NAME: FrozenDict(inner)})
 
 
@@ -1151,7 +1199,7 @@ def _with_defaults(
 class _Parsed:
     """The blocks of one assistant turn, in order."""
 
-    __slots__ = ("calls", "invalid", "keys", "layout", "parts", "texts", "unknown")
+    __slots__ = ("calls", "invalid", "keys", "layout", "parts", "seq", "texts", "unknown")
 
     def __init__(self) -> None:
         self.parts: list[ContentPart] = []
@@ -1163,6 +1211,8 @@ class _Parsed:
         # a response whose layout must be kept (unknown blocks, keys such as
         # citations): text blocks stay separate parts in wire order
         self.layout = False
+        # in layout mode, the wire order of the known blocks: "p" a part, "c" a call
+        self.seq: list[str] = []
 
 
 def _tool_call(blk: Mapping[str, Any], path: str, parsed: _Parsed, lenient: bool) -> None:
@@ -1238,6 +1288,7 @@ def _parse_assistant_blocks(
                 text = required_str(blk, "text", f"{prefix}[{j}]")
             if layout:
                 parts.append(TextPart(text))
+                parsed.seq.append("p")
                 _extra_keys(blk, kind, j, f"{prefix}[{j}]", parsed.keys)
             else:
                 parsed.texts.append(text)
@@ -1273,8 +1324,12 @@ def _parse_assistant_blocks(
                     call.__class__ = ToolCall
                     parsed.calls.append(call)
             if call is None:
+                n = len(parsed.calls)
                 _tool_call(blk, f"{prefix}[{j}]", parsed, lenient)
+                if len(parsed.calls) == n:
+                    continue  # an invalid call: not in the message
             if layout:
+                parsed.seq.append("c")
                 _extra_keys(blk, kind, j, f"{prefix}[{j}]", parsed.keys)
             continue
         path = f"{prefix}[{j}]"
@@ -1295,6 +1350,7 @@ def _parse_assistant_blocks(
             parsed.layout = True
             continue
         if layout:
+            parsed.seq.append("p")
             _extra_keys(blk, kind, j, path, parsed.keys)
     return parsed
 
@@ -1304,7 +1360,7 @@ def _parse_assistant_message(content: Any, path: str) -> AssistantMessage:
         return AssistantMessage(content)
     blocks = fast_list(content, f"{path}.content")
     parsed = _parse_assistant_blocks(blocks, f"{path}.content", lenient=False)
-    extras = _own(parsed.unknown, parsed.keys)
+    extras = _own(parsed.unknown, parsed.keys, parsed.seq)
     parts = tuple(parsed.parts)
     if parsed.calls:
         ids = set()
@@ -1334,7 +1390,7 @@ def _response_message(parsed: _Parsed, usage: Usage | None) -> AssistantMessage:
     # hot path: every value here is checked and frozen already, so the trusted
     # builders skip a second validation (build_assistant would redo it).
     metadata = FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
-    extras = _own(parsed.unknown, parsed.keys) if parsed.layout else EMPTY
+    extras = _own(parsed.unknown, parsed.keys, parsed.seq) if parsed.layout else EMPTY
     content: str | tuple[ContentPart, ...] = text
     if parsed.parts:  # reasoning (a response keeps no other part here)
         content = (*parsed.parts, TextPart(text)) if text else tuple(parsed.parts)
@@ -1674,6 +1730,7 @@ class AnthropicStream(StreamAccumulator):
                     parsed.texts.append("".join(block.chunks))
                     continue
                 parsed.parts.append(TextPart("".join(block.chunks)))
+                parsed.seq.append("p")
                 if block.extra:
                     keys = freeze_decoded(block.extra, f"content[{index}]")
                     parsed.keys.append(FrozenDict({"index": index, "keys": keys}))
@@ -1681,10 +1738,15 @@ class AnthropicStream(StreamAccumulator):
                 parsed.parts.append(
                     ReasoningPart("".join(block.chunks), block.signature, False, NAME)
                 )
+                parsed.seq.append("p")
             elif kind == "redacted_thinking":
                 parsed.parts.append(ReasoningPart(block.chunks[0], None, True, NAME))
+                parsed.seq.append("p")
             elif kind == "tool_use":
+                n = len(parsed.calls)
                 _finish_call(block, index, parsed)
+                if len(parsed.calls) > n:
+                    parsed.seq.append("c")
             else:
                 value = _streamed_block(block)
                 kind_name = value.get("type")
