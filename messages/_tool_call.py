@@ -7,6 +7,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import FunctionType, MethodType
 
 from . import _json
 from ._frozen import (
@@ -233,12 +234,12 @@ class InvalidToolCall:
 
 def build_from_arguments(cls: Callable[..., T], args: Mapping[str, Any], path: str) -> T:
     """Build ``cls`` from (frozen) arguments checked against its type hints, or raise ValidationError."""
+    key = _plan_key(cls)
+    plan = None if key is None else _PLANS.get(key)
+    if plan is None:
+        plan = _plan_for(cls, key)
     try:
-        plan = _PLANS[cls]
-    except (KeyError, TypeError):  # not compiled yet, or an unhashable callable
-        plan = _plan_for(cls)
-    try:
-        return plan.build(args)  # type: ignore[no-any-return]
+        return plan.build(args, cls)  # type: ignore[no-any-return]
     except _Mismatch as exc:
         err = exc
     except RecursionError:
@@ -514,7 +515,13 @@ class _Record:
         self.names: frozenset[str] = frozenset()
         self.var_kw: _Conv | None = None  # **kwargs: other keys are taken and converted
 
-    def build(self, args: Mapping[str, Any]) -> Any:
+    def build(self, args: Mapping[str, Any], target: Any = None) -> Any:
+        """Check and convert ``args`` and call the target with them.
+
+        ``target``: the callable to call, when the plan was compiled for another
+        one of the same shape (a function with the same code, a bound method of
+        another instance); nested records call their own type.
+        """
         # Hot path: one dict lookup and one set lookup per field; converters are
         # called only for values that are not already what the field wants.
         kw: dict[str, Any] = {}
@@ -541,6 +548,8 @@ class _Record:
         make = self.make
         if make is None:
             return kw
+        if target is not None:
+            make = target
         try:
             return make(**kw)
         except RecursionError:  # out of stack, wherever it struck: reported as such
@@ -587,20 +596,58 @@ def _name_of(cls: object) -> str:
     return name if isinstance(name, str) else type(cls).__name__
 
 
-# Compiled plans by target. Bounded: callers that make a new function per call
-# (lambdas, partials) must not grow it forever; the oldest entry goes first.
+# Compiled plans by the shape of their target (see _plan_key). Bounded: the oldest
+# entry goes first. The keys hold no target itself (no instance, no closure), and a
+# plan never calls the target it was compiled for: build() is given the one at hand.
 _PLANS: dict[Any, _Record] = {}
 _PLANS_MAX = 256
 
 
-def _plan_for(target: Any) -> _Record:
-    plan = _Compiler().target(target)
+def _plan_key(target: Any) -> Any:
+    """What a compiled plan depends on, as a cache key; None when it is not cacheable.
+
+    A class is its own key. A function is keyed by its code and annotations (a new
+    lambda or closure from the same ``def`` shares them), a bound method by its
+    function's. Anything else (a partial, a callable instance) is compiled per call.
+    """
+    if isinstance(target, type):
+        return target
+    fn = target
+    if type(target) is MethodType:
+        fn = target.__func__
+    if type(fn) is not FunctionType:
+        return None
     try:
-        if len(_PLANS) >= _PLANS_MAX:
-            del _PLANS[next(iter(_PLANS))]
-        _PLANS[target] = plan
-    except (TypeError, KeyError, RuntimeError, StopIteration):  # unhashable; a racing thread
-        pass
+        notes = tuple(fn.__annotations__.items())
+        hash(notes)
+    except TypeError:  # an unhashable annotation
+        return None
+    defaults = fn.__defaults__
+    kw_defaults = fn.__kwdefaults__
+    return (
+        fn is not target,
+        fn.__code__,
+        notes,
+        0 if defaults is None else len(defaults),
+        () if kw_defaults is None else tuple(kw_defaults),
+    )
+
+
+def _no_target(**kwargs: Any) -> Any:
+    raise RuntimeError("a cached plan of a function is called with its target")
+
+
+def _plan_for(target: Any, key: Any) -> _Record:
+    plan = _Compiler().target(target)
+    if key is not None:
+        if not isinstance(target, type):
+            plan.make = _no_target  # a cached plan keeps no function, method or instance
+        try:
+            if len(_PLANS) >= _PLANS_MAX:
+                del _PLANS[next(iter(_PLANS))]
+            _PLANS[key] = plan
+        except (KeyError, RuntimeError, StopIteration):  # a racing thread
+            pass
     return plan
 
 

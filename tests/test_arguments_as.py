@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import gc
 import math
 import sys
 import traceback
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple, NewType, Optional, TypedDict, Union
 
@@ -822,3 +824,44 @@ def test_unexpected_keys_are_named_only_when_short_and_printable() -> None:
     many = {f"k{i}": i for i in range(10)}
     err = fail(Item, {"sku": "s", "qty": 1, **many})
     assert err.message.endswith("unexpected k0, k1, k2, k3, k4, k5, k6, k7 and 2 more")
+
+
+# -- the plan cache ----------------------------------------------------------------------
+
+
+def test_equal_callables_are_each_called_themselves() -> None:
+    # a cached plan never calls the target it was compiled for
+    @dataclasses.dataclass(frozen=True)
+    class Handler:
+        name: str
+        fn: Any = dataclasses.field(compare=False)
+
+        def __call__(self, **kw: Any) -> Any:
+            return self.fn(**kw)
+
+    call = ToolCall("c", "f", {"q": "x"})
+    first = Handler("search", lambda **kw: "one")
+    second = Handler("search", lambda **kw: "two")
+    assert first == second
+    assert (call.arguments_as(first), call.arguments_as(second)) == ("one", "two")
+
+    def make(n: int) -> Any:
+        return lambda q: f"{q}{n}"  # same code, another closure each time
+
+    assert (call.arguments_as(make(1)), call.arguments_as(make(2))) == ("x1", "x2")
+
+
+def test_the_plan_cache_keeps_no_instance_alive() -> None:
+    class Big:
+        def run(self, q: str) -> str:
+            return q
+
+    call = ToolCall("c", "f", {"q": "x"})
+    refs = []
+    for _ in range(5):
+        big = Big()
+        refs.append(weakref.ref(big))
+        assert call.arguments_as(big.run) == "x"
+        del big
+    gc.collect()
+    assert [r() for r in refs] == [None] * 5
