@@ -309,8 +309,10 @@ class ConversationHistory:
         ``counter(message) -> int`` counts tokens (default: :func:`estimate_tokens`).
         System and developer messages are always kept, so the result can exceed
         ``max_tokens`` when they alone do. A tool-call message and its results go
-        together, and what remains starts where the policy lets a conversation
-        start (under strict: with a user message), so it still passes ``validate()``.
+        together. While a later user message remains the cut falls on a user message
+        (whole turns go, no answer loses its question); past the last one (an agent's
+        tool rounds) it falls on any place the policy lets a conversation start
+        (under strict: only a user message), so what remains passes ``validate()``.
         The counter runs under the history's lock and must not change the history.
         """
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
@@ -334,16 +336,18 @@ class ConversationHistory:
             # "instructions" rows agree, so one row serves both.)
             row = self._state.table[INSTRUCTIONS * _NKINDS :]
             cut = len(items)
-            # Whole turns go: the cut falls on a user message (a lenient history
-            # without one may start anywhere legal), so no answer loses its question.
-            any_start = USER not in kinds
+            # Whole turns go first: while a later user message remains, the cut
+            # falls on one, so no answer loses its question. Past the last user
+            # message (an agent's run of tool rounds) it may fall on any legal start,
+            # so the newest rounds stay.
+            last_user = max((p for p, k in enumerate(kinds) if k == USER), default=-1)
             for p, k in enumerate(kinds):
                 if k in (SYSTEM, DEVELOPER):
                     continue
                 # Keep items[p:] (and every earlier instruction) if that fits and is
                 # a legal start. A tool result never is (the table says orphan), so a
                 # call and its results stay together.
-                if rest <= budget and (k == USER or any_start):
+                if rest <= budget and (k == USER or p > last_user):
                     entry = row[k]
                     if entry.__class__ is int and entry >= 0:
                         cut = p

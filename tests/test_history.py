@@ -576,11 +576,10 @@ def test_truncate_never_splits_a_tool_group() -> None:
     h = ConversationHistory(msgs, policy=LENIENT)
     one = estimate_tokens(msgs[0])
     # room for the system message and the last two messages only: the call cannot stay
-    # without its first result, and the answer not without its question, so the
-    # whole turn goes.
+    # without its first result, so everything but the system message and A goes.
     removed = h.truncate(one + estimate_tokens(msgs[4]) + estimate_tokens(msgs[5]))
-    assert spell(h) == "S"
-    assert spell(removed) == "U C:a,b R:a R:b A"
+    assert spell(h) == "S A"
+    assert spell(removed) == "U C:a,b R:a R:b"
 
 
 def test_truncate_under_strict_restarts_at_a_user_message() -> None:
@@ -596,6 +595,19 @@ def test_truncate_under_lenient_drops_whole_turns() -> None:
     h = ConversationHistory(msgs, policy=OrderingPolicy.lenient())
     h.truncate(sum(estimate_tokens(m) for m in msgs) - 1)
     assert spell(h) == "S U A"
+
+
+def test_truncate_keeps_the_newest_tool_rounds_of_an_agent_run() -> None:
+    # one question, then many tool rounds: past the last user message the cut may
+    # fall on a call, so the newest rounds stay (not the whole run dropped)
+    spec = "S U " + " ".join(f"C:c{i} R:c{i}" for i in range(8)) + " A"
+    msgs = build(spec, text="x" * 40)
+    h = ConversationHistory(msgs, policy=OrderingPolicy.lenient())
+    removed = h.truncate(sum(estimate_tokens(m) for m in msgs) * 6 // 10)
+    assert spell(h).startswith("S C:")
+    assert spell(h).endswith("R:c7 A")
+    assert spell(removed).startswith("U C:c0")
+    h.validate()
 
 
 def test_truncate_under_lenient_without_user_messages_cuts_anywhere_legal() -> None:
@@ -645,16 +657,16 @@ def test_truncate_rejects_a_bad_budget(bad: Any) -> None:
 
 
 def _oracle(policy: OrderingPolicy, msgs: list[Message], budget: int) -> list[Message]:
-    """The longest legal suffix of whole turns (plus every instruction) that fits, by
-    brute force: it starts at a user message (anywhere, when there is none)."""
+    """The longest legal suffix (plus every instruction) that fits, by brute force: it
+    starts at a user message while a later one remains, else anywhere legal."""
     instr = [m.role in (MessageRole.SYSTEM, MessageRole.DEVELOPER) for m in msgs]
     if sum(estimate_tokens(m) for m in msgs) <= budget:
         return msgs
-    users = any(m.role is MessageRole.USER for m in msgs)
+    last_user = max((i for i, m in enumerate(msgs) if m.role is MessageRole.USER), default=-1)
     cuts = [
         i
         for i in range(len(msgs))
-        if not instr[i] and (msgs[i].role is MessageRole.USER or not users)
+        if not instr[i] and (msgs[i].role is MessageRole.USER or i > last_user)
     ] + [len(msgs)]
     for cut in cuts:
         kept = [m for i, m in enumerate(msgs) if i >= cut or instr[i]]

@@ -722,15 +722,8 @@ def test_default_truncation_drops_whole_turns_never_an_orphan_answer(
     assert [m.text for m in storage.messages()] == ["sys", "second question", "a2"]
 
 
-def _turns(msgs: Sequence[Message]) -> list[list[str]]:
-    turns: list[list[str]] = []
-    for m in msgs:
-        if isinstance(m, (SystemMessage, DeveloperMessage)):
-            continue
-        if isinstance(m, UserMessage) or not turns:
-            turns.append([])
-        turns[-1].append(m.id)
-    return turns
+def _body(msgs: Sequence[Message]) -> list[Message]:
+    return [m for m in msgs if not isinstance(m, (SystemMessage, DeveloperMessage))]
 
 
 @settings(max_examples=60, deadline=None)
@@ -741,7 +734,7 @@ def _turns(msgs: Sequence[Message]) -> list[list[str]]:
     total=st.integers(0, 5000),
     budget=st.integers(-50, 3000),
 )
-def test_default_truncation_keeps_a_suffix_of_whole_turns(
+def test_default_truncation_keeps_the_newest_whole_turns(
     shape: list[tuple[int, int, bool]], total: int, budget: int
 ) -> None:
     config = ChatHistoryConfig(context_window=max(budget, 0), reserved_for_completion=0)
@@ -761,8 +754,12 @@ def test_default_truncation_keeps_a_suffix_of_whole_turns(
     storage.save()
     after = storage.messages()
     assert isinstance(after[0], SystemMessage)
-    kept, all_turns = _turns(after), _turns(before)
-    assert kept == all_turns[len(all_turns) - len(kept) :]  # whole turns, the newest ones
+    kept, body = [m.id for m in _body(after)], [m.id for m in _body(before)]
+    start = len(body) - len(kept)
+    assert kept == body[start:]  # the newest messages
+    last_user = max(i for i, m in enumerate(_body(before)) if isinstance(m, UserMessage))
+    if kept and start <= last_user:  # whole turns, while a later question remains
+        assert isinstance(_body(after)[0], UserMessage)
     if total <= budget:
         assert after == before
 
