@@ -506,6 +506,13 @@ class _Sink:
             sys.stdout.flush()
             return self
         try:
+            fd = _descriptor_of(spec)
+            if fd is not None:
+                # the descriptor itself (a duplicate), at its offset and with its
+                # flags: reopening /dev/stdout would truncate a file opened with >>
+                sys.stdout.flush()
+                self._file = os.fdopen(os.dup(fd), "wb")
+                return self
             target = _replaceable(spec)
             if target is None:
                 self._file = open(spec, "wb")
@@ -558,6 +565,10 @@ def _replaceable(spec: str) -> str | None:
     that does not exist yet (or a dangling symlink's target) is created. Anything
     that exists and is not a regular file is written in place.
     """
+    if _through_a_descriptor(spec):
+        # /dev/stdout, /dev/fd/N, /proc/self/fd/N: an open descriptor (maybe a
+        # file the shell appends to), written as it is, never replaced
+        return None
     try:
         st = os.stat(spec)
     except FileNotFoundError:
@@ -571,6 +582,27 @@ def _replaceable(spec: str) -> str | None:
         same = False
     # A /proc/self/fd/N link to a deleted or unnamed file has no real path to replace.
     return target if same else None
+
+
+def _through_a_descriptor(spec: str) -> bool:
+    """Whether ``spec`` names an open file descriptor rather than a file."""
+    path = os.path.abspath(spec)
+    if path in ("/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"):
+        return True
+    return path.startswith(("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"))
+
+
+def _descriptor_of(spec: str) -> int | None:
+    """The open descriptor ``spec`` names (``/dev/stdout``, ``/dev/fd/N``...), else None."""
+    path = os.path.abspath(spec)
+    if path == "/dev/stdout":
+        return 1
+    if path == "/dev/stderr":
+        return 2
+    for prefix in ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"):
+        if path.startswith(prefix) and path[len(prefix) :].isdigit():
+            return int(path[len(prefix) :])
+    return None
 
 
 def _create_beside(target: str) -> tuple[int, str]:

@@ -110,3 +110,26 @@ def test_an_existing_output_keeps_its_permissions(
     assert stat.S_IMODE(out.stat().st_mode) == 0o640
     assert _is_openai_body(out.read_bytes())
     assert sorted(os.listdir(tmp_path)) == ["in.json", "out.json"]
+
+
+@pytest.mark.parametrize("spec", ["/dev/stdout", "/dev/fd/1"])
+def test_dev_stdout_writes_to_the_descriptor_and_keeps_what_came_before(
+    tmp_path: Path, spec: str
+) -> None:
+    # `... -o /dev/stdout >> log`: the output is appended to log, not written over it
+    if not os.path.exists(spec):
+        pytest.skip(f"{spec} does not exist here")
+    import subprocess
+
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"EARLIER\n")
+    with log.open("ab") as appended:
+        done = subprocess.run(
+            [sys.executable, "-m", "messages", "convert", str(_input(tmp_path)), "--to", "openai",
+             "-o", spec],
+            stdout=appended, stderr=subprocess.PIPE, check=False,
+        )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, b"")
+    data = log.read_bytes()
+    assert data.startswith(b"EARLIER\n")
+    assert _is_openai_body(data[len(b"EARLIER\n") :])
