@@ -709,14 +709,23 @@ def _tools(
     )
     if parse is None:
         return [], [("tools", f"not carried: reading {fmt} tool definitions is not supported")]
-    tools = parse(body)
-    dropped: list[tuple[str, str]] = []
     raw = body["tools"]
-    if type(raw) is list:
-        # Each entry parsed alone: which ones give no definition (a short list).
-        for i, entry in enumerate(raw):
-            if not parse([entry]):
-                dropped.append((f"tools[{i}]", "not a function tool; not carried"))
+    if type(raw) is not list:
+        return [], [("tools", "not carried: not a list of tool definitions")]
+    # Each entry parsed alone (a short list): one that gives no definition, or that
+    # the provider cannot read, is reported and left out; the rest go along.
+    tools: list[ToolDefinition] = []
+    dropped: list[tuple[str, str]] = []
+    for i, entry in enumerate(raw):
+        try:
+            found = parse([entry])
+        except MessageError as exc:
+            where = f"tools[{i}]{exc.path[3:] if exc.path.startswith('[0]') else ''}"
+            dropped.append((where, f"not carried: {exc.message}"))
+            continue
+        if not found:
+            dropped.append((f"tools[{i}]", "not a function tool; not carried"))
+        tools.extend(found)
     return tools, dropped
 
 

@@ -1211,3 +1211,24 @@ def test_progress_is_shown_only_on_a_terminal(tmp_path: Path) -> None:
     # Not a terminal: no progress at all.
     done = subprocess_cli("stats", str(path))
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_tool_the_target_cannot_read_is_reported_and_the_rest_carried(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Gemini allows a dot in a function name; the canonical tool name does not
+    declarations = [
+        {"functionDeclarations": [{"name": "files.read", "description": "r", "parameters": {"type": "object", "properties": {}}}]},
+        {"functionDeclarations": [{"name": "ok_tool", "description": "ok", "parameters": {"type": "object", "properties": {}}}]},
+    ]  # fmt: skip
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": declarations}
+    path = write(tmp_path / "gemini.json", json.dumps(body))
+    code, out, err = cli(capsys, "convert", str(path), "--from", "gemini", "--to", "openai")
+    assert code == 0
+    assert [t["function"]["name"] for t in json.loads(out)["tools"]] == ["ok_tool"]
+    assert one_line(err).startswith(
+        "warning: gemini: tools[0].functionDeclarations[0].name: not carried: invalid tool name"
+    )
+    argv = ["convert", str(path), "--from", "gemini", "--to", "openai", "--strict"]
+    code, out, err = cli(capsys, *argv)
+    assert (code, out) == (1, "")
