@@ -383,6 +383,19 @@ class ConversationHistory:
         A sequence that breaks its policy is bad input too: the DecodeError names the
         rule, and its path the message.
         """
+        try:
+            return cls._from_dict(data, registry)
+        except DecodeError:
+            raise
+        except RecursionError:
+            raise DecodeError("nested too deeply", "") from None
+        except Exception as exc:  # a Mapping whose methods fail: only its type is named
+            raise DecodeError(f"malformed input ({type(exc).__name__})", "") from None
+
+    @classmethod
+    def _from_dict(
+        cls, data: Mapping[str, Any], registry: MessageRegistry | None
+    ) -> ConversationHistory:
         if not isinstance(data, Mapping):
             raise DecodeError(f"expected an object, got {json_type(data)}", "")
         for key in data:

@@ -760,3 +760,14 @@ def test_truncation_under_any_policy(msgs: list[Message], policy: Any, budget: i
     assert list(h.messages()) == _oracle(policy, list(valid), budget)
     kept_ids = {id(m) for m in h}
     assert [m for m in valid if id(m) not in kept_ids] == list(removed)
+
+
+def test_from_dict_of_a_misbehaving_mapping_is_a_decode_error() -> None:
+    class Hostile(dict):  # type: ignore[type-arg]
+        def __iter__(self) -> Any:
+            raise ZeroDivisionError("secret-content")
+
+    with pytest.raises(DecodeError) as info:
+        ConversationHistory.from_dict(Hostile(messages=[]))
+    assert "secret" not in str(info.value)
+    assert info.value.__cause__ is None
