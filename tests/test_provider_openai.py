@@ -1046,3 +1046,27 @@ def test_an_audio_answer_is_kept_and_referred_to_by_its_id() -> None:
     # another provider cannot refer to it: a Loss, not a silent drop
     losses = get_provider("anthropic").convert(turn).losses
     assert ("messages[1]", "audio answer from openai") in [(x.path, x.what) for x in losses]
+
+
+def test_a_system_message_between_a_call_and_its_results_goes_after_them() -> None:
+    # the API wants the tool messages right after the assistant message with the calls
+    ms = [
+        Message.user("q"),
+        Message.assistant(None, [ToolCall("a", "f", {}), ToolCall("b", "f", {})]),
+        Message.tool_result("a", "1"),
+        Message.system("Be brief."),
+        Message.tool_result("b", "2"),
+        Message.assistant("done"),
+    ]
+    conversion = P.convert(ms)
+    assert [(m["role"], m.get("tool_call_id")) for m in conversion.body["messages"]] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool", "a"),
+        ("tool", "b"),
+        ("system", None),
+        ("assistant", None),
+    ]
+    assert [(loss.path, loss.what) for loss in conversion.losses] == [
+        ("messages[3]", "system message between a tool call and its results")
+    ]

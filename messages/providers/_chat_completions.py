@@ -690,6 +690,9 @@ class ChatCompletionsProvider(Provider):
         open_calls: Sequence[ToolCall] | None = None
         open_at = 0
         answered: list[str] = []
+        # system/developer messages met between a call and its results: sent after
+        # the results (the API wants the tool messages right after the call)
+        held: list[dict[str, Any]] | None = None
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
@@ -703,9 +706,15 @@ class ChatCompletionsProvider(Provider):
                 if len(answered) < len(open_calls):
                     self._answer_pending(out, open_calls, open_at, answered, losses)
                 open_calls = None
-            if moved is not None and role is not _TOOL:
+            if moved is not None and role is not _TOOL and held is None:
                 out.append({"role": "user", "content": moved})
                 moved = None
+            if held is not None and (role is _USER or role is _ASSISTANT):
+                if moved is not None:
+                    out.append({"role": "user", "content": moved})
+                    moved = None
+                out.extend(held)
+                held = None
             # hot path: the aux slot read directly (no aux_of call) is None for a
             # message without name, metadata and extras.
             aux = m._aux
@@ -783,18 +792,30 @@ class ChatCompletionsProvider(Provider):
                 out.append(d)
                 if extra:
                     moved = extra if moved is None else moved + extra
-            elif role is _SYSTEM:
-                out.append({"role": "system", "content": m.content})  # always a str
-            elif role is _DEVELOPER:
-                if self.developer_role:
-                    out.append({"role": "developer", "content": m.text})
+            elif role is _SYSTEM or role is _DEVELOPER:
+                if role is _SYSTEM:
+                    d = {"role": "system", "content": m.content}  # always a str
+                elif self.developer_role:
+                    d = {"role": "developer", "content": m.text}
                 else:
-                    out.append({"role": "system", "content": m.text})
+                    d = {"role": "system", "content": m.text}
                     losses.add(
                         f"messages[{i}]",
                         "developer role",
                         f"sent as a system message: {self.name} has no developer role",
                     )
+                if aux is not None and aux[0] is not None:
+                    d["name"] = aux[0]
+                if pairs and open_calls is not None and len(answered) < len(open_calls):
+                    losses.add(
+                        f"messages[{i}]",
+                        f"{d['role']} message between a tool call and its results",
+                        f"moved after the results: {self.name} wants them right after the call",
+                    )
+                    held = [d] if held is None else [*held, d]
+                else:
+                    out.append(d)
+                continue
             else:  # pragma: no cover - MessageRole has five members
                 raise ValidationError("unsupported role", f"messages[{i}].role")
             if aux is not None and aux[0] is not None and role is not _TOOL:
@@ -806,6 +827,8 @@ class ChatCompletionsProvider(Provider):
             self._answer_pending(out, open_calls, open_at, answered, losses)
         if moved is not None:
             out.append({"role": "user", "content": moved})
+        if held is not None:
+            out.extend(held)
         body: dict[str, Any] = {"messages": out}
         if tools:
             body["tools"] = function_tools(tools, self.strict_tools, losses)
