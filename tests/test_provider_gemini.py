@@ -975,3 +975,21 @@ def test_formatted_requests_are_well_formed(kinds: list[str]) -> None:
             assert all(x in remaining for x in got)  # a subsequence of the calls, in order
             kinds_in = ["functionResponse" in p for p in c["parts"]]
             assert kinds_in[: len(responses)] == [True] * len(responses)
+
+
+def test_args_json_cannot_hold_make_an_invalid_call_and_the_rest_parses() -> None:
+    # json.loads lets NaN through; the other providers make such a call invalid too
+    parts = [
+        {"text": "hi"},
+        {"functionCall": {"name": "f", "args": {"a": float("nan")}}},
+        {"functionCall": {"name": "g", "args": {"a": 1}}},
+    ]
+    body = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}
+    provider = get_provider("gemini")
+    acc = provider.stream()
+    acc.feed(body)
+    for r in (provider.parse_response(body), acc.finish()):
+        assert r.text == "hi"
+        assert [c.name for c in r.tool_calls] == ["g"]
+        [bad] = r.invalid_tool_calls
+        assert (bad.name, bad.raw_arguments) == ("f", '{"a":NaN}')

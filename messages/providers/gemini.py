@@ -87,7 +87,7 @@ from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from .._frozen import EMPTY, FrozenDict, freeze_mapping, thaw
+from .._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
 from .._json import dumps_compact, json_type, loads
 from .._message import (
     AssistantMessage,
@@ -150,6 +150,7 @@ from ._base import (
     opt_int,
     opt_str,
     plain_arguments,
+    raw_json_text,
     required_str,
 )
 
@@ -1596,7 +1597,17 @@ class _Collector:
             call_id = wire_id or _derived_id(self.id_seed, ordinal, name, raw)
             self.invalid.append(InvalidToolCall(call_id, name, raw, problem))
             return
-        frozen = freeze_decoded(args, f"{path}.args")
+        try:
+            frozen = freeze(args, f"{path}.args")
+        except ValidationError as exc:
+            if not lenient:
+                raise DecodeError(exc.message, exc.path) from None
+            # an object holding what JSON cannot (NaN from a lenient decoder): an
+            # invalid call, as the other providers make it; the rest still parses
+            raw = raw_json_text(args)
+            call_id = wire_id or _derived_id(self.id_seed, ordinal, name, raw)
+            self.invalid.append(InvalidToolCall(call_id, name, raw, f"{exc.path}: {exc.message}"))
+            return
         call_id = wire_id or _derived_id(self.id_seed, ordinal, name, args)
         if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool is read inline
             _KNOWN_NAMES.add(name)
@@ -2172,13 +2183,26 @@ class GeminiStream(StreamAccumulator):
         self._open = None
         acc = self._acc
         call_id = call.id or _derived_id(acc.id_seed, call.ordinal, call.name, call.args)
-        raw = dumps_compact(call.args)
         if _NAME_RE.fullmatch(call.name) is None:
             acc.invalid.append(
-                InvalidToolCall(call_id, call.name, raw, "functionCall.name: invalid tool name")
+                InvalidToolCall(
+                    call_id,
+                    call.name,
+                    raw_json_text(call.args),
+                    "functionCall.name: invalid tool name",
+                )
             )
             return
-        frozen = freeze_decoded(call.args, "functionCall.args")
+        try:
+            frozen = freeze(call.args, "functionCall.args")
+        except ValidationError as exc:  # what JSON cannot hold: an invalid call
+            acc.invalid.append(
+                InvalidToolCall(
+                    call_id, call.name, raw_json_text(call.args), f"{exc.path}: {exc.message}"
+                )
+            )
+            return
+        raw = dumps_compact(call.args)
         acc.calls.append(ToolCall._trusted(call_id, call.name, frozen, _call_extras(call.sig), raw))
         # the id goes with the arguments when it could not be announced with the name
         late_id = None if call.id or call.announced == call_id else call_id
