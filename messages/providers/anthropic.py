@@ -527,6 +527,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
     results: list[Any] | None = None  # the tool_result blocks of an open user turn
     calls: set[str] = set()  # the calls of the last assistant turn ...
     answered: set[str] = set()  # ... and those already answered
+    open_n = 0  # how many of those calls have no result yet
     for m in messages:
         aux = m._aux  # type: ignore[attr-defined,unused-ignore]
         if aux is not None and (aux[0] is not None or aux[2]):
@@ -543,6 +544,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             ):
                 return None
             answered.add(call_id)
+            open_n -= 1
             block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
             if m.is_error:  # type: ignore[attr-defined]
                 block["is_error"] = True
@@ -558,7 +560,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             content = m.content  # type: ignore[attr-defined]
             if role == "assistant" or (content is not None and type(content) is not str):
                 return None
-            if len(answered) != len(calls):
+            if open_n:
                 return None  # unanswered calls: answered with a Loss
             if content and content[-1] in _SPACES and content.isspace():
                 return None
@@ -577,6 +579,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
                     }
                 )
                 calls.add(c.id)
+            open_n = len(calls)
             out.append({"role": "assistant", "content": blocks})
             role = "assistant"
         elif t is UserMessage or t is AssistantMessage:
@@ -584,7 +587,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
             r = "user" if t is UserMessage else "assistant"
             if type(content) is not str or not content or role == r:
                 return None
-            if len(answered) != len(calls):
+            if open_n:
                 return None  # unanswered calls: answered with a Loss
             if content[-1] in _SPACES and content.isspace():
                 return None
@@ -601,7 +604,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
                 system.append(text)
         else:
             return None
-    if role == "user" and len(answered) != len(calls):
+    if role == "user" and open_n:
         return None  # the calls' turn is followed by some results: the rest are answered
     if role == "assistant":
         last = out[-1]["content"]
