@@ -617,6 +617,19 @@ def _plan_key(target: Any) -> Any:
         fn = target.__func__
     if type(fn) is not FunctionType:
         return None
+    # A decorator's wrapper (functools.wraps) shares its code with every other
+    # wrapper: the signature is the wrapped function's, so that one is the key;
+    # a hand-set __signature__ is not keyed at all.
+    while True:
+        attrs = fn.__dict__
+        if "__signature__" in attrs:
+            return None
+        inner = attrs.get("__wrapped__")
+        if inner is None:
+            break
+        if type(inner) is not FunctionType:
+            return None
+        fn = inner
     try:
         notes = tuple(fn.__annotations__.items())
         hash(notes)
@@ -625,7 +638,7 @@ def _plan_key(target: Any) -> Any:
     defaults = fn.__defaults__
     kw_defaults = fn.__kwdefaults__
     return (
-        fn is not target,
+        type(target) is MethodType,
         fn.__code__,
         notes,
         0 if defaults is None else len(defaults),

@@ -865,3 +865,25 @@ def test_the_plan_cache_keeps_no_instance_alive() -> None:
         del big
     gc.collect()
     assert [r() for r in refs] == [None] * 5
+
+
+def test_decorated_functions_each_get_their_own_signature() -> None:
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return f(*args, **kwargs)
+
+        return wrapper
+
+    @deco
+    def get_weather(city: str) -> str:
+        return f"w:{city}"
+
+    @deco
+    def get_time(zone: str, *, fmt: str = "iso") -> str:
+        return f"t:{zone}:{fmt}"
+
+    assert ToolCall("c", "t", {"city": "P"}).arguments_as(get_weather) == "w:P"
+    assert ToolCall("c", "t", {"zone": "UTC"}).arguments_as(get_time) == "t:UTC:iso"
+    with pytest.raises(ValidationError):
+        ToolCall("c", "t", {"city": 3}).arguments_as(get_weather)
