@@ -1070,3 +1070,28 @@ def test_a_system_message_between_a_call_and_its_results_goes_after_them() -> No
     assert [(loss.path, loss.what) for loss in conversion.losses] == [
         ("messages[3]", "system message between a tool call and its results")
     ]
+
+
+def test_held_system_messages_keep_their_order_and_media_stay_after_the_results() -> None:
+    image = ImagePart(url="https://x.test/a.png")
+    ms = [
+        Message.user("q"),
+        Message.assistant(None, [ToolCall("a", "f", {}), ToolCall("b", "f", {})]),
+        Message.tool_result("a", [image]),
+        Message.system("S1"),
+        Message.tool_result("b", "r"),
+        Message.system("S2"),
+        Message.user("go on"),
+    ]
+    sent = P.convert(ms).body["messages"]
+    assert [
+        (m["role"], m.get("tool_call_id"), m.get("content")) for m in sent if m["role"] != "user"
+    ] == [
+        ("assistant", None, None),
+        ("tool", "a", sent[2]["content"]),
+        ("tool", "b", "r"),
+        ("system", None, "S1"),
+        ("system", None, "S2"),
+    ]
+    roles = [m["role"] for m in sent]
+    assert roles == ["user", "assistant", "tool", "tool", "user", "system", "system", "user"]

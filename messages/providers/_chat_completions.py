@@ -702,19 +702,23 @@ class ChatCompletionsProvider(Provider):
                 raise ValidationError(
                     f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
                 ) from None
-            if open_calls is not None and (role is _USER or role is _ASSISTANT):
-                if len(answered) < len(open_calls):
-                    self._answer_pending(out, open_calls, open_at, answered, losses)
-                open_calls = None
-            if moved is not None and role is not _TOOL and held is None:
-                out.append({"role": "user", "content": moved})
-                moved = None
-            if held is not None and (role is _USER or role is _ASSISTANT):
-                if moved is not None:
-                    out.append({"role": "user", "content": moved})
-                    moved = None
-                out.extend(held)
-                held = None
+            if role is not _TOOL:
+                # calls still waiting for results keep what follows them waiting too
+                waiting = open_calls is not None and len(answered) < len(open_calls)
+                if role is _USER or role is _ASSISTANT:
+                    if waiting:
+                        self._answer_pending(out, open_calls, open_at, answered, losses)  # type: ignore[arg-type]
+                    open_calls = None
+                    waiting = False
+                if not waiting:
+                    # the results are complete: the media moved out of them, then
+                    # the system messages held back, in their order
+                    if moved is not None:
+                        out.append({"role": "user", "content": moved})
+                        moved = None
+                    if held is not None:
+                        out.extend(held)
+                        held = None
             # hot path: the aux slot read directly (no aux_of call) is None for a
             # message without name, metadata and extras.
             aux = m._aux
