@@ -1288,3 +1288,24 @@ def test_an_interleaved_turn_goes_back_in_wire_order(content: list[dict[str, Any
         sent = PROVIDER.convert([Message.user("q"), m, *tail])
         assert sent.body["messages"][1]["content"] == content
         assert sent.losses == ()
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [(TextPart("hi "), TextPart(" ")), (TextPart("hi"), TextPart(" "), TextPart("\n"))],
+)
+def test_a_final_turn_ends_without_whitespace_however_its_blocks_end(
+    parts: tuple[TextPart, ...],
+) -> None:
+    conversion = PROVIDER.convert([Message.user("q"), AssistantMessage(parts)])
+    assert conversion.body["messages"][-1]["content"] == [{"type": "text", "text": "hi"}]
+    assert [loss.what for loss in conversion.losses] == [
+        "trailing whitespace of the final assistant turn"
+    ]
+
+
+@pytest.mark.parametrize("order", ["pcx", "xcp", "cpp", "", 3])
+def test_a_kept_order_that_does_not_fit_the_message_is_ignored(order: object) -> None:
+    m = ToolCallMessage((ToolCall("a", "f", {}),), "hello", extras={"anthropic": {"order": order}})
+    sent = PROVIDER.convert([Message.user("q"), m, Message.tool_result("a", "r")])
+    assert [b["type"] for b in sent.body["messages"][1]["content"]] == ["text", "tool_use"]

@@ -286,7 +286,7 @@ def _in_wire_order(blocks: list[Any], n_parts: int, order: object) -> list[Any]:
     order; when it no longer fits the message (edited, or a part not sent) the
     blocks stay parts first, then calls.
     """
-    if type(order) is not str or order.count("p") != n_parts:
+    if type(order) is not str or order.count("p") != n_parts or order.strip("pc"):
         return blocks
     if order.count("c") != len(blocks) - n_parts:
         return blocks
@@ -303,15 +303,20 @@ def _strip_final(turn: dict[str, Any], path: str, losses: Losses) -> None:
         else:
             return
     else:
-        last = content[-1]
-        text = last.get("text") if last.get("type") == "text" else None
-        if type(text) is not str or not text or text[-1] not in _SPACES:
-            return
-        stripped = text.rstrip()
-        if stripped or len(content) == 1:
-            content[-1] = {**last, "text": stripped}
-        else:
+        changed = False
+        while content:
+            last = content[-1]
+            text = last.get("text") if last.get("type") == "text" else None
+            if type(text) is not str or not text or text[-1] not in _SPACES:
+                break
+            changed = True
+            stripped = text.rstrip()
+            if stripped or len(content) == 1:
+                content[-1] = {**last, "text": stripped}
+                break
             del content[-1]  # whitespace-only beside other blocks: an empty block is refused
+        if not changed:
+            return
     losses.add(
         path,
         "trailing whitespace of the final assistant turn",
