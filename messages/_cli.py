@@ -510,7 +510,8 @@ class _Sink:
             if fd is not None:
                 # the descriptor itself (a duplicate), at its offset and with its
                 # flags: reopening /dev/stdout would truncate a file opened with >>
-                sys.stdout.flush()
+                if sys.stdout is not None:  # None when the process has no stdout
+                    sys.stdout.flush()
                 self._file = os.fdopen(os.dup(fd), "wb")
                 return self
             target = _replaceable(spec)
@@ -720,6 +721,19 @@ def _tools(
         try:
             found = parse([entry])
         except MessageError as exc:
+            declarations = entry.get("functionDeclarations") if type(entry) is dict else None
+            if type(declarations) is list and len(declarations) > 1:
+                # Gemini: one entry holds every declaration; each is read alone,
+                # so one bad declaration does not take the others with it
+                for k, one in enumerate(declarations):
+                    found, problem = _one_tool(parse, {**entry, "functionDeclarations": [one]})
+                    if problem is not None:
+                        where = problem[0].replace(
+                            "functionDeclarations[0]", f"functionDeclarations[{k}]", 1
+                        )
+                        dropped.append((f"tools[{i}]{where}", problem[1]))
+                    tools.extend(found)
+                continue
             where = f"tools[{i}]{exc.path[3:] if exc.path.startswith('[0]') else ''}"
             dropped.append((where, f"not carried: {exc.message}"))
             continue
@@ -727,6 +741,19 @@ def _tools(
             dropped.append((f"tools[{i}]", "not a function tool; not carried"))
         tools.extend(found)
     return tools, dropped
+
+
+def _one_tool(
+    parse: Callable[[Any], list[ToolDefinition]], entry: Any
+) -> tuple[list[ToolDefinition], tuple[str, str] | None]:
+    """The definitions of one tools entry, or none and ``(path below it, why)``."""
+    try:
+        return parse([entry]), None
+    except MessageError as exc:
+        return [], (
+            exc.path[3:] if exc.path.startswith("[0]") else "",
+            f"not carried: {exc.message}",
+        )
 
 
 def _report(args: argparse.Namespace, report: list[tuple[str, str, str]], target: str) -> bool:

@@ -1232,3 +1232,21 @@ def test_a_tool_the_target_cannot_read_is_reported_and_the_rest_carried(
     argv = ["convert", str(path), "--from", "gemini", "--to", "openai", "--strict"]
     code, out, err = cli(capsys, *argv)
     assert (code, out) == (1, "")
+
+
+def test_one_bad_declaration_in_a_gemini_tools_entry_leaves_the_others(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    params = {"type": "object", "properties": {}}
+    entry = {"functionDeclarations": [
+        {"name": "get_weather", "description": "w", "parameters": params},
+        {"name": "ns.bad", "description": "b", "parameters": params},
+    ]}  # fmt: skip
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [entry]}
+    path = write(tmp_path / "gemini.json", json.dumps(body))
+    code, out, err = cli(capsys, "convert", str(path), "--from", "gemini", "--to", "openai")
+    assert code == 0
+    assert [t["function"]["name"] for t in json.loads(out)["tools"]] == ["get_weather"]
+    assert one_line(err).startswith(
+        "warning: gemini: tools[0].functionDeclarations[1].name: not carried"
+    )
