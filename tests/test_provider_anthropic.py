@@ -1309,3 +1309,18 @@ def test_a_kept_order_that_does_not_fit_the_message_is_ignored(order: object) ->
     m = ToolCallMessage((ToolCall("a", "f", {}),), "hello", extras={"anthropic": {"order": order}})
     sent = PROVIDER.convert([Message.user("q"), m, Message.tool_result("a", "r")])
     assert [b["type"] for b in sent.body["messages"][1]["content"]] == ["text", "tool_use"]
+
+
+def test_kept_keys_and_blocks_after_an_invalid_call_stay_on_their_block() -> None:
+    # an invalid call is not sent back: what came after it keeps its place
+    cited = [{"type": "char_location", "cited_text": "b", "document_index": 0}]
+    content = [
+        {"type": "tool_use", "id": "t0", "name": "f", "input": [1]},
+        {"type": "text", "text": "A"},
+        {"type": "mystery", "x": 1},
+        {"type": "text", "text": "B", "citations": cited},
+    ]
+    whole = PROVIDER.parse_response(response(content, "end_turn"))
+    assert [c.id for c in whole.invalid_tool_calls] == ["t0"]
+    sent = PROVIDER.convert([Message.user("q"), whole.message, Message.user("more")])
+    assert sent.body["messages"][1]["content"] == content[1:]

@@ -1284,6 +1284,9 @@ def _parse_assistant_blocks(
     parsed = _Parsed()
     parsed.layout = layout
     parts = parsed.parts
+    # kept keys and unknown blocks are placed by their index among the blocks sent
+    # back; an invalid call is not sent back, so it shifts the ones after it
+    shift = 0
     for j, blk in enumerate(blocks):
         if blk.__class__ is not dict and not isinstance(blk, Mapping):
             raise DecodeError(f"expected an object, got {json_type(blk)}", f"{prefix}[{j}]")
@@ -1297,7 +1300,7 @@ def _parse_assistant_blocks(
             if layout:
                 parts.append(TextPart(text))
                 parsed.seq.append("p")
-                _extra_keys(blk, kind, j, f"{prefix}[{j}]", parsed.keys)
+                _extra_keys(blk, kind, j - shift, f"{prefix}[{j}]", parsed.keys)
             else:
                 parsed.texts.append(text)
                 if len(blk) > 2:  # citations or other keys: keep the layout
@@ -1335,10 +1338,11 @@ def _parse_assistant_blocks(
                 n = len(parsed.calls)
                 _tool_call(blk, f"{prefix}[{j}]", parsed, lenient)
                 if len(parsed.calls) == n:
+                    shift += 1
                     continue  # an invalid call: not in the message
             if layout:
                 parsed.seq.append("c")
-                _extra_keys(blk, kind, j, f"{prefix}[{j}]", parsed.keys)
+                _extra_keys(blk, kind, j - shift, f"{prefix}[{j}]", parsed.keys)
             continue
         path = f"{prefix}[{j}]"
         if kind == "thinking":
@@ -1354,12 +1358,12 @@ def _parse_assistant_blocks(
                 f"a {kind} block is not allowed in an assistant message", f"{path}.type"
             )
         else:
-            parsed.unknown.append(_unknown(blk, j, path))
+            parsed.unknown.append(_unknown(blk, j - shift, path))
             parsed.layout = True
             continue
         if layout:
             parsed.seq.append("p")
-            _extra_keys(blk, kind, j, path, parsed.keys)
+            _extra_keys(blk, kind, j - shift, path, parsed.keys)
     return parsed
 
 
@@ -1730,6 +1734,7 @@ class AnthropicStream(StreamAccumulator):
         layout = parsed.layout = any(
             b.kind == "unknown" or b.extra is not None for b in self._blocks.values()
         )
+        shift = 0  # invalid calls before a block: not sent back (see _parse_assistant_blocks)
         for index in sorted(self._blocks):
             block = self._blocks[index]
             kind = block.kind
@@ -1741,7 +1746,7 @@ class AnthropicStream(StreamAccumulator):
                 parsed.seq.append("p")
                 if block.extra:
                     keys = freeze_decoded(block.extra, f"content[{index}]")
-                    parsed.keys.append(FrozenDict({"index": index, "keys": keys}))
+                    parsed.keys.append(FrozenDict({"index": index - shift, "keys": keys}))
             elif kind == "thinking":
                 parsed.parts.append(
                     ReasoningPart("".join(block.chunks), block.signature, False, NAME)
@@ -1755,13 +1760,15 @@ class AnthropicStream(StreamAccumulator):
                 _finish_call(block, index, parsed)
                 if len(parsed.calls) > n:
                     parsed.seq.append("c")
+                else:
+                    shift += 1
             else:
                 value = _streamed_block(block)
                 kind_name = value.get("type")
                 parsed.unknown.append(
                     FrozenDict(
                         {
-                            "index": index,
+                            "index": index - shift,
                             "path": f"content[{index}]",
                             "type": kind_name,
                             "value": value,
