@@ -585,12 +585,16 @@ def _replaceable(spec: str) -> str | None:
     return target if same else None
 
 
+#: Folders whose entries name open file descriptors of this process.
+_FD_DIRS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")
+
+
 def _through_a_descriptor(spec: str) -> bool:
-    """Whether ``spec`` names an open file descriptor rather than a file."""
+    """Whether ``spec`` names an open file descriptor (or the terminal) rather than a file."""
     path = os.path.abspath(spec)
-    if path in ("/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"):
-        return True
-    return path.startswith(("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"))
+    return path in ("/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty") or path.startswith(
+        _FD_DIRS
+    )
 
 
 def _descriptor_of(spec: str) -> int | None:
@@ -600,7 +604,7 @@ def _descriptor_of(spec: str) -> int | None:
         return 1
     if path == "/dev/stderr":
         return 2
-    for prefix in ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"):
+    for prefix in _FD_DIRS:
         if path.startswith(prefix) and path[len(prefix) :].isdigit():
             return int(path[len(prefix) :])
     return None

@@ -200,29 +200,26 @@ def _enc_parts(parts: tuple[ContentPart, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def _enc_call(c: ToolCall) -> dict[str, Any]:
-    raw = c._raw
-    d: dict[str, Any] = {
-        "id": c.id,
-        "type": "function",
-        "function": {"name": c.name, "arguments": raw if raw is not None else c.arguments_json},
-    }
-    if c.extras:
-        _spread(d, c.extras, CALL_KEYS)
-    return d
+def _call_encoder(share: bool) -> Callable[[ToolCall], dict[str, Any]]:
+    """The encoder of a tool call: plain copies of its extras, or (``share``, for
+    ``to_json``, which only reads them) the frozen values themselves."""
+
+    def encode(c: ToolCall) -> dict[str, Any]:
+        raw = c._raw
+        d: dict[str, Any] = {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": raw if raw is not None else c.arguments_json},
+        }
+        if c.extras:
+            _spread(d, c.extras, CALL_KEYS, share)
+        return d
+
+    return encode
 
 
-def _enc_call_shared(c: ToolCall) -> dict[str, Any]:
-    """``_enc_call`` sharing the frozen extras values (for ``to_json``)."""
-    raw = c._raw
-    d: dict[str, Any] = {
-        "id": c.id,
-        "type": "function",
-        "function": {"name": c.name, "arguments": raw if raw is not None else c.arguments_json},
-    }
-    if c.extras:
-        _spread(d, c.extras, CALL_KEYS, True)
-    return d
+_enc_call = _call_encoder(False)
+_enc_call_shared = _call_encoder(True)
 
 
 def _refuse_constant(name: str) -> NoReturn:

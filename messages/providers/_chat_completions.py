@@ -706,8 +706,8 @@ class ChatCompletionsProvider(Provider):
                 # calls still waiting for results keep what follows them waiting too
                 waiting = open_calls is not None and len(answered) < len(open_calls)
                 if role is _USER or role is _ASSISTANT:
-                    if waiting:
-                        self._answer_pending(out, open_calls, open_at, answered, losses)  # type: ignore[arg-type]
+                    if waiting and open_calls is not None:
+                        self._answer_pending(out, open_calls, open_at, answered, losses)
                     open_calls = None
                     waiting = False
                 if not waiting:

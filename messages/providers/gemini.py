@@ -142,6 +142,7 @@ from ._base import (
     guarded,
     is_derived_id,
     joined_text,
+    kept_unknown,
     key_items,
     kind_of,
     make_response,
@@ -503,8 +504,8 @@ def _kept(state: Mapping[str, Any], key: str) -> Sequence[Any]:
 
 def _unknown_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     items = []
-    for item in _kept(own, "unknown"):
-        if isinstance(item, Mapping) and type(item.get("index")) is int:
+    for item in kept_unknown(own):
+        if type(item.get("index")) is int:
             value = item.get("value")
             if isinstance(value, Mapping):
                 items.append((item["index"], thaw(value)))
