@@ -5,14 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 SRC := messages tests benchmarks
 
-.PHONY: test lint typecheck unit demo bench bench-peers fmt clean importtime
+.PHONY: test lint typecheck unit demo bench bench-peers fmt clean importtime dist distcheck
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-test: lint typecheck unit
+test: lint typecheck unit distcheck
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(SRC)
@@ -23,6 +23,21 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# A wheel and an sdist in dist/, built from this tree with the pinned dev tools.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist . > /dev/null
+
+# Install the wheel into a fresh venv outside the clone and run the smoke test from
+# there: every module imports from site-packages, the data files are there, and the
+# console script and `python -m messages` work. A packaging mistake fails here.
+distcheck: dist
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PY) -m venv "$$tmp/venv" && \
+	"$$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check --no-index dist/*.whl && \
+	cp tests/smoke_installed.py "$$tmp/" && \
+	cd "$$tmp" && "$$tmp/venv/bin/python" smoke_installed.py "$(CURDIR)"
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
@@ -43,5 +58,5 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix $(SRC)
 
 clean:
-	rm -rf $(VENV) .venv-bench .mypy_cache .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .venv-bench .mypy_cache .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -15,7 +15,7 @@ from messages.providers import get_provider
 
 Row = tuple[str, float, float, str]
 
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 
 def conversation(turns: int = 20, system: str | None = None) -> list[Message]:

@@ -21,7 +21,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 #: A string that must never appear in an error message or a repr.
 SECRET = "s3cr3t-SENTINEL-7f1d"
 
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def _manifest() -> dict[str, Any]:
@@ -29,7 +29,7 @@ def _manifest() -> dict[str, Any]:
     if not path.exists():
         # The provider tests must run over every fixture; never pass vacuously.
         raise RuntimeError(
-            f"provider fixtures not found at {FIXTURES} (shared/ must sit beside the checkout)"
+            f"provider fixtures not found at {FIXTURES} (tests/fixtures is part of the repository)"
         )
     with path.open(encoding="utf-8") as f:
         data: dict[str, Any] = json.load(f)

@@ -1,4 +1,4 @@
-"""Conformance with the public contract, /work/shared/API.md, read as a third party.
+"""Conformance with the public contract (the API reference in docs/), read as a third party.
 
 Every test here uses only the public names (``from messages import ...``,
 ``messages.providers``, ``messages.storage``), the argument names and positions the
