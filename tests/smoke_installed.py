@@ -93,7 +93,20 @@ def main() -> int:
         example = (clone / "examples" / "conversation.json").read_text(encoding="utf-8")
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "anthropic.json"
-            run([*command, "convert", "-", "--from", "canonical", "--to", "anthropic", "-o", str(out)], example)
+            run(
+                [
+                    *command,
+                    "convert",
+                    "-",
+                    "--from",
+                    "canonical",
+                    "--to",
+                    "anthropic",
+                    "-o",
+                    str(out),
+                ],
+                example,
+            )
             body = json.loads(out.read_text(encoding="utf-8"))
             if not body.get("messages"):
                 fail("the conversion to anthropic wrote no messages")
