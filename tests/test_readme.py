@@ -1,134 +1,28 @@
 """Every ```python block of README.md runs, so the README cannot drift from the code.
 
-Conventions for code blocks in README.md (the info string after the fence):
-
-* ``python`` (or ``py``): runs in a fresh interpreter, working directory a new
-  temporary directory; it must finish without raising.
-* ``python continue``: runs after the block before it, in the same interpreter and
-  namespace, so a tour can build up step by step.
-* ``python no-run``: compiled (a syntax check) but not run; for fragments that
-  need a network, a key or a real model.
-
-Other fences (``console``, ``bash``, ``json``, ``text``...) are not Python and are
-ignored. Tracebacks point at README.md line numbers. Deprecation warnings are errors.
+The conventions for code blocks (``python``, ``python continue``, ``python no-run``)
+and the machinery are in ``tests/doc_blocks.py``, shared with ``test_docs.py``; the
+tests of that machinery are here.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.doc_blocks import (
+    ROOT,
+    Block,
+    Script,
+    compile_blocks,
+    extract_blocks,
+    group_scripts,
+    prose_lines,
+    run_script,
+)
+
 README = ROOT / "README.md"
-
-PYTHON_LANGS = frozenset({"python", "py", "python3"})
-KNOWN_FLAGS = frozenset({"continue", "no-run"})
-
-_FENCE = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
-
-# Runs the blocks of one script in one namespace; each block is compiled with
-# leading newlines so that its line numbers are README.md's.
-_DRIVER = """\
-import json, sys
-namespace = {"__name__": "__main__"}
-for line, code in json.load(sys.stdin):
-    exec(compile("\\n" * line + code, "README.md", "exec"), namespace)
-"""
-
-
-@dataclass(frozen=True)
-class Block:
-    """One fenced Python block: where it opens, its code and its flags."""
-
-    line: int
-    code: str
-    flags: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Script:
-    """Blocks that run together: a block and the ``continue`` blocks after it."""
-
-    blocks: tuple[Block, ...]
-
-    @property
-    def line(self) -> int:
-        """The README line of the first block's opening fence."""
-        return self.blocks[0].line
-
-
-def extract_blocks(text: str) -> list[Block]:
-    """Every fenced block whose language is Python, in order (CommonMark fences)."""
-    lines = text.splitlines()
-    blocks: list[Block] = []
-    i = 0
-    while i < len(lines):
-        opening = _FENCE.fullmatch(lines[i])
-        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
-            i += 1
-            continue
-        fence = opening["fence"]
-        indent = len(opening["indent"])
-        words = opening["info"].split()
-        body: list[str] = []
-        j = i + 1
-        while j < len(lines):
-            stripped = lines[j].strip()
-            if stripped.startswith(fence) and stripped == fence[0] * len(stripped):
-                break
-            line = lines[j]
-            body.append(line[min(indent, len(line) - len(line.lstrip())) :])
-            j += 1
-        if words and words[0].lower() in PYTHON_LANGS:
-            flags = frozenset(w.lower() for w in words[1:])
-            blocks.append(Block(i + 1, "\n".join(body) + "\n", flags))
-        i = j + 1
-    return blocks
-
-
-def group_scripts(blocks: list[Block]) -> list[Script]:
-    """Group runnable blocks into scripts; a ``continue`` block joins the one before."""
-    scripts: list[list[Block]] = []
-    previous: Block | None = None
-    for block in blocks:
-        unknown = block.flags - KNOWN_FLAGS
-        if unknown:
-            raise ValueError(f"README.md:{block.line}: unknown flag(s) {sorted(unknown)}")
-        if "continue" in block.flags:
-            if previous is None or "no-run" in previous.flags or not scripts:
-                raise ValueError(
-                    f"README.md:{block.line}: 'continue' needs a runnable block before"
-                )
-            if "no-run" not in block.flags:
-                scripts[-1].append(block)
-        elif "no-run" not in block.flags:
-            scripts.append([block])
-        previous = block
-    return [Script(tuple(s)) for s in scripts]
-
-
-def run_script(script: Script, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run a script's blocks in a fresh interpreter; return the finished process."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    payload = json.dumps([[b.line, b.code] for b in script.blocks])
-    return subprocess.run(
-        [sys.executable, "-W", "error::DeprecationWarning", "-c", _DRIVER],
-        input=payload,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-        check=False,
-    )
 
 
 def _readme_blocks() -> list[Block]:
@@ -152,8 +46,7 @@ def test_readme_block_runs(script: Script, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not BLOCKS, reason="README.md has no python block")
 def test_readme_no_run_blocks_compile() -> None:
-    for block in BLOCKS:
-        compile("\n" * block.line + block.code, "README.md", "exec")
+    compile_blocks(BLOCKS, "README.md")
 
 
 # ----------------------------------------------------------- the machinery itself
@@ -243,6 +136,19 @@ def test_a_block_that_raises_fails_and_names_its_readme_line(tmp_path: Path) -> 
     assert done.returncode != 0
     assert 'File "README.md", line 6' in done.stderr
     assert "ValueError: boom" in done.stderr
+
+
+def test_another_file_is_named_in_tracebacks_and_flag_errors(tmp_path: Path) -> None:
+    (script,) = group_scripts(extract_blocks("```python\n1 / 0\n```\n"), "docs/x.md")
+    done = run_script(script, tmp_path, "docs/x.md")
+    assert 'File "docs/x.md", line 2' in done.stderr
+    with pytest.raises(ValueError, match=r"^docs/x\.md:1: unknown flag"):
+        group_scripts(extract_blocks("```python norun\npass\n```\n"), "docs/x.md")
+
+
+def test_prose_lines_leave_out_every_fenced_block() -> None:
+    text = "# a\n```python\n# b\n```\ntext\n~~~\n## c\n~~~\n  ```\n  # d\n  ```\n# e\n"
+    assert list(prose_lines(text)) == [(1, "# a"), (5, "text"), (12, "# e")]
 
 
 def test_continue_shares_a_namespace_and_a_new_block_does_not(tmp_path: Path) -> None:
