@@ -1,8 +1,8 @@
-"""Render `make bench` and `make bench-peers` JSON as the README's performance tables.
+"""Render `make bench` and `make bench-peers` JSON as the tables of docs/performance.md.
 
     python benchmarks/readme_tables.py benchmarks/results.json benchmarks/peers.json
 
-prints Markdown; ``--write README.md`` replaces the text between the
+prints Markdown; ``--write docs/performance.md`` replaces the text between the
 ``<!-- perf:start -->`` and ``<!-- perf:end -->`` markers instead.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 START, END = "<!-- perf:start -->", "<!-- perf:end -->"
 
-# The rows of `make bench` worth a place in the README, by suite.
+# The rows of `make bench` worth a place in docs/performance.md, by suite.
 PICK = {
     "core": None,
     "codec": None,
