@@ -96,11 +96,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, ClassVar, Final, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NoReturn
 
-from ._codec import iso_utc, part_from_dict, part_to_dict
+from ._build import tool_call, trusted
+from ._codec import part_from_dict, part_to_dict
 from ._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
 from ._json import dumps_compact, json_type, loads, loads_object
 from ._message import (
@@ -118,6 +119,7 @@ from ._message import (
 from ._part_codec import _unexpected
 from ._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from ._role import MessageRole
+from ._timestamps import iso_utc
 from ._tool_call import ToolCall, check_tool_name
 from .errors import DecodeError, ValidationError
 
@@ -258,7 +260,7 @@ def _check_id(value: object) -> str | None:
     _fail(f"expected a string or null, got {json_type(value)}", "id")
 
 
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class Envelope:
     """One agent message in the versioned agents-api envelope shape.
 
@@ -273,57 +275,38 @@ class Envelope:
 
     type: EnvelopeType
     role: MessageRole
-    content: str | tuple[Mapping[str, Any], ...] | None
-    payload: Mapping[str, Any]
-    metadata: Mapping[str, Any]
-    id: str | None
-    created_at: str | None
-    updated_at: str | None
+    content: str | tuple[Mapping[str, Any], ...] | None = field(default="", repr=False)
+    payload: Mapping[str, Any] = field(default=EMPTY, repr=False)
+    metadata: Mapping[str, Any] = field(default=EMPTY, repr=False)
+    id: str | None = field(default=None, kw_only=True)
+    created_at: str | None = field(default=None, kw_only=True)
+    updated_at: str | None = field(default=None, kw_only=True)
 
-    def __init__(
-        self,
-        type: EnvelopeType | str,
-        role: MessageRole | str,
-        content: str | Iterable[Mapping[str, Any]] | None = "",
-        payload: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        *,
-        id: str | None = None,
-        created_at: str | datetime | None = None,
-        updated_at: str | datetime | None = None,
-    ) -> None:
-        _set_type(self, EnvelopeType.parse(type))
-        _set_role(self, MessageRole.parse(role))
-        _set_content(self, _check_content(content))
-        _set_payload(self, freeze_mapping(payload, "payload"))
-        _set_metadata(self, freeze_mapping(metadata, "metadata"))
-        _set_id(self, _check_id(id))
-        _set_created(self, _check_timestamp(created_at, "created_at"))
-        _set_updated(self, _check_timestamp(updated_at, "updated_at"))
+    if TYPE_CHECKING:
 
-    @classmethod
-    def _trusted(
-        cls,
-        type: EnvelopeType,
-        role: MessageRole,
-        content: str | tuple[FrozenDict, ...] | None,
-        payload: FrozenDict,
-        metadata: FrozenDict,
-        id: str | None,
-        created_at: str | None,
-        updated_at: str | None = None,
-    ) -> Envelope:
-        """Build without validation (for values this module already checked and froze)."""
-        self = object.__new__(cls)
-        _set_type(self, type)
-        _set_role(self, role)
-        _set_content(self, content)
-        _set_payload(self, payload)
-        _set_metadata(self, metadata)
-        _set_id(self, id)
-        _set_created(self, created_at)
-        _set_updated(self, updated_at)
-        return self
+        def __init__(
+            self,
+            type: EnvelopeType | str,
+            role: MessageRole | str,
+            content: str | Iterable[Mapping[str, Any]] | None = "",
+            payload: Mapping[str, Any] | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            *,
+            id: str | None = None,
+            created_at: str | datetime | None = None,
+            updated_at: str | datetime | None = None,
+        ) -> None: ...
+
+    def __post_init__(self) -> None:
+        store = object.__setattr__
+        store(self, "type", EnvelopeType.parse(self.type))
+        store(self, "role", MessageRole.parse(self.role))
+        store(self, "content", _check_content(self.content))
+        store(self, "payload", freeze_mapping(self.payload, "payload"))
+        store(self, "metadata", freeze_mapping(self.metadata, "metadata"))
+        store(self, "id", _check_id(self.id))
+        store(self, "created_at", _check_timestamp(self.created_at, "created_at"))
+        store(self, "updated_at", _check_timestamp(self.updated_at, "updated_at"))
 
     def __repr__(self) -> str:
         c = self.content
@@ -416,14 +399,6 @@ class Envelope:
 
 
 # Hot path: slot setters bound once; they bypass the frozen __setattr__.
-_set_type = Envelope.__dict__["type"].__set__
-_set_role = Envelope.__dict__["role"].__set__
-_set_content = Envelope.__dict__["content"].__set__
-_set_payload = Envelope.__dict__["payload"].__set__
-_set_metadata = Envelope.__dict__["metadata"].__set__
-_set_id = Envelope.__dict__["id"].__set__
-_set_created = Envelope.__dict__["created_at"].__set__
-_set_updated = Envelope.__dict__["updated_at"].__set__
 
 
 # -- normalize ---------------------------------------------------------------------
@@ -482,7 +457,8 @@ def _normalize(cls: type[Envelope], row: Mapping[str, Any]) -> Envelope:
             raw_id = str(raw_id)
         except ValueError:  # over the interpreter's integer digit limit
             _decode_fail("integer id is too large", "id")
-    return cls._trusted(
+    return trusted(
+        cls,
         etype,
         MessageRole.parse(row["role"]),
         _check_content(row.get("content", "")),
@@ -668,12 +644,13 @@ def _from_message(cls: type[Envelope], m: Message, override: EnvelopeType | str 
     if updated_at.__class__ is not str:
         updated_at = None
 
-    return cls._trusted(
+    return trusted(
+        cls,
         etype,
         role,
         _blocks_of(m.content),  # type: ignore[attr-defined]
         freeze(payload, "payload"),
-        m.metadata,  # type: ignore[arg-type]
+        m.metadata,
         m.id,
         created_at,
         updated_at,
@@ -791,7 +768,7 @@ def _to_message(env: Envelope) -> Message:
             _fail(f"expected a boolean, got {json_type(is_error)}", "payload.is_error")
         return ToolResultMessage(call_id, content, is_error, tool_name, **common)  # type: ignore[arg-type]
     cls = _TEXT_CLASSES[role]
-    return cls(content, **common)
+    return cls(content, **common)  # type: ignore[arg-type,call-arg]
 
 
 def _role_content(
@@ -891,7 +868,7 @@ def _call_of(env: Envelope, d: Mapping[str, Any], path: str, index: int) -> Tool
         call_id = _derived_call_id(env.id, index, name, params)
     elif call_id.__class__ is not str or not call_id:
         _fail("expected a non-empty string", f"{path}.tool_call_id")
-    return ToolCall._trusted(call_id, name, params, extras, raw)  # type: ignore[arg-type]
+    return tool_call(ToolCall, call_id, name, params, extras, raw)  # type: ignore[arg-type]
 
 
 def _derived_call_id(env_id: str | None, index: int, name: str, params: Mapping[str, Any]) -> str:

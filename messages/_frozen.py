@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from .errors import ValidationError
+from .errors import ValidationError, reject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,14 +19,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EMPTY",
+    "SCALARS",
     "FrozenDict",
     "FrozenList",
     "freeze",
     "freeze_mapping",
-    "mutable_twin",
-    "support_own_init",
     "thaw",
-    "twin_of",
 ]
 
 #: Nesting deeper than this is refused, so that no input can exhaust the stack.
@@ -104,11 +102,9 @@ class FrozenList(tuple):  # type: ignore[type-arg]  # tuple[Any, ...] at runtime
 
 EMPTY: FrozenDict = FrozenDict()
 
-_SCALARS = frozenset((str, int, bool, type(None)))
-
-
-def _fail(path: str, message: str) -> NoReturn:
-    raise ValidationError(message, path)
+SCALARS: frozenset[type] = frozenset((str, int, bool, type(None)))
+"""The JSON scalar types stored as they are (floats are checked for being finite)."""
+_SCALARS = SCALARS
 
 
 def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
@@ -125,17 +121,17 @@ def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
         return value
     if t is float:
         if not math.isfinite(value):
-            _fail(path, "non-finite float is not JSON")
+            reject("non-finite float is not JSON", path)
         return value
     if depth >= MAX_DEPTH:
-        _fail(path, f"nested deeper than {MAX_DEPTH} levels")
+        reject(f"nested deeper than {MAX_DEPTH} levels", path)
     if t is dict or isinstance(value, Mapping):
         return _freeze_items(value.items(), path, depth + 1)
     if t is list or t is tuple:
         return FrozenList([freeze(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)])
     if isinstance(value, (str, int, float)):  # str/int/float subclasses, e.g. enums
         return _plain_scalar(value, path)
-    _fail(path, f"unsupported type {t.__name__}; expected a JSON value")
+    raise ValidationError(f"unsupported type {t.__name__}; expected a JSON value", path)
 
 
 def _plain_scalar(value: Any, path: str) -> Any:
@@ -147,7 +143,7 @@ def _plain_scalar(value: Any, path: str) -> Any:
         return int(value)
     f = float(value)
     if not math.isfinite(f):
-        _fail(path, "non-finite float is not JSON")
+        reject("non-finite float is not JSON", path)
     return f
 
 
@@ -155,7 +151,7 @@ def _freeze_items(items: Iterable[tuple[Any, Any]], path: str, depth: int) -> Fr
     out: dict[str, Any] = {}
     for k, v in items:
         if type(k) is not str:
-            _fail(path, f"mapping key of type {type(k).__name__}; keys must be strings")
+            reject(f"mapping key of type {type(k).__name__}; keys must be strings", path)
         t = type(v)
         if t in _SCALARS:
             out[k] = v
@@ -192,7 +188,7 @@ def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
             return FrozenDict(value)
         return _freeze_items(value.items(), path, 1)
     if not isinstance(value, Mapping):
-        _fail(path, f"expected a mapping, got {t.__name__}")
+        reject(f"expected a mapping, got {t.__name__}", path)
     if not value:
         return EMPTY
     return _freeze_items(value.items(), path, 1)
@@ -205,104 +201,3 @@ def thaw(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return [thaw(v) for v in value]
     return value
-
-
-# -- building frozen slotted objects fast ------------------------------------------------
-
-
-def mutable_twin(cls: type) -> Any:
-    """Return a subclass of the frozen slotted ``cls`` that builders may assign to.
-
-    Hot path: a frozen dataclass refuses ``self.x = v``, so fields would be stored
-    through the slot descriptors' ``__set__`` (~40 ns each). A builder instead
-    allocates this twin (the same layout, with the plain ``object`` attribute
-    hooks, so CPython specialises each store to a few ns), stores the fields and
-    then sets ``__class__`` to ``cls`` (~35 ns). Instances of the twin never escape
-    a builder; ``type(x) is cls`` holds for what it returns.
-    """
-    return type(
-        cls.__name__,
-        (cls,),
-        {
-            "__slots__": (),
-            "__setattr__": object.__setattr__,
-            "__delattr__": object.__delattr__,
-            "__module__": cls.__module__,
-            "__qualname__": f"{cls.__qualname__}.<building>",
-            "__doc__": f"{cls.__name__} while it is being built (never escapes a builder).",
-        },
-    )
-
-
-_TWINS: dict[type, Any] = {}
-
-
-def twin_of(cls: type) -> Any:
-    """The mutable twin of ``cls``, made on first use and kept (see ``mutable_twin``)."""
-    twin = _TWINS.get(cls)
-    if twin is None:
-        twin = _TWINS[cls] = mutable_twin(cls)
-    return twin
-
-
-_SHIMS: dict[type, type] = {}
-
-
-def _init_shim(base: type) -> type:
-    """A subclass of ``base`` whose ``__init__`` builds through ``base`` and copies the slots."""
-    shim = _SHIMS.get(base)
-    if shim is not None:
-        return shim
-    slots = [
-        d
-        for klass in base.__mro__
-        for name in klass.__dict__.get("__slots__", ())
-        if (d := klass.__dict__.get(name)) is not None and hasattr(d, "__set__")
-    ]
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807  (becomes the shim's __init__)
-        built = base.__new__(base, *args, **kwargs)
-        for d in slots:
-            try:
-                value = d.__get__(built, base)
-            except AttributeError:  # a slot the base leaves unset until read
-                continue
-            d.__set__(self, value)
-
-    shim = type(
-        f"_{base.__name__}Init",
-        (base,),
-        {
-            "__slots__": (),
-            "__init__": __init__,
-            "_init_shim": True,
-            "__module__": base.__module__,
-            "__doc__": f"Lets a subclass of {base.__name__} call super().__init__(...).",
-        },
-    )
-    _SHIMS[base] = shim
-    return shim
-
-
-def _allocate(cls: type, *args: Any, **kwargs: Any) -> Any:
-    return object.__new__(cls)
-
-
-def support_own_init(cls: type, concrete: frozenset[type]) -> None:
-    """Let a subclass of a class in ``concrete`` define ``__init__`` and call ``super().__init__``.
-
-    The classes in ``concrete`` build in ``__new__`` and keep ``object.__init__``
-    (see ``mutable_twin``: a Python ``__init__`` would cost every construction
-    ~50 ns). A subclass that defines its own ``__init__`` gets a plain allocating
-    ``__new__`` and, between it and its concrete base, a class whose ``__init__``
-    takes the base's arguments.
-    """
-    if "__init__" not in cls.__dict__ or "_init_shim" in cls.__dict__:
-        return
-    bases = cls.__bases__
-    shimmed = tuple(_init_shim(b) if b in concrete else b for b in bases)
-    if shimmed == bases:
-        return
-    if "__new__" not in cls.__dict__:
-        cls.__new__ = staticmethod(_allocate)  # type: ignore[assignment,method-assign]
-    cls.__bases__ = shimmed

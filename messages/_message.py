@@ -1,150 +1,131 @@
 """The message classes: one per role, plus the assistant turn that calls tools.
 
-Hot path: messages are built in agent loops, so each class has a hand-written
-``__new__`` that validates inline and stores the fields on the class's mutable
-twin before switching the instance to the class (see ``_frozen.mutable_twin``;
-the classes keep ``object.__init__``). The dataclass features stay: eq, hash,
-replace, fields, pickling, FrozenInstanceError. Decoders use the ``trusted_*``
-builders below, which skip validation they already did. ``id`` and
-``created_at`` are formatted lazily from two ints (see ``_ids``).
+Every class is a ``@dataclass(frozen=True, slots=True)`` whose checks live in
+``__post_init__``; a user may subclass one as a dataclass and add fields (see
+``Message``). The common fields (``name``, ``metadata``, ``extras``, ``id``,
+``created_at``) are keyword-only, so a subclass's own fields may have defaults.
+
+Messages are built in agent loops, so the built-in classes take a faster
+``__init__`` from ``_build`` that runs the same checks (``_fields``) on its
+arguments before storing them; decoders build through ``_build``'s trusted
+functions. ``id`` and ``created_at`` are formatted when first read (``_ids``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from . import _ids
-from ._frozen import _TWINS, EMPTY, FrozenDict, freeze_mapping, support_own_init, twin_of
+from ._build import content_message_init, tool_call_message_init, tool_result_message_init
+from ._fields import (
+    ASSISTANT_PARTS,
+    TOOL_PARTS,
+    USER_PARTS,
+    check_bool,
+    check_content,
+    check_created_at,
+    check_id,
+    check_mapping,
+    check_opt_str,
+    check_str,
+)
+from ._frozen import EMPTY
+from ._ids import LazyCreatedAt, LazyId, new_id, stamp_text, time_ns
 from ._ids import counter as _counter
-from ._ids import new_id as _new_id
-from ._ids import now as _now
-from ._ids import stamp_created_at, stamp_id, text_created_at
-from ._ids import time_ns as _time_ns
 from ._lazy import LazyModule
-from ._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
+from ._parts import ContentPart, ReasoningPart, TextPart
 from ._role import MessageRole
-from ._tool_call import ToolCall
-from .errors import ValidationError
+from ._tool_call import InvalidToolCall, ToolCall
+from .errors import ident, reject
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: this module must not import typing
 if TYPE_CHECKING:
     from datetime import datetime
-    from typing import Any, ClassVar, NoReturn, TypeVar
+    from typing import Any, ClassVar, TypeVar
 
     from ._registry import MessageRegistry
     from ._tool_result import ToolResult
 
     M = TypeVar("M", bound="Message")
 
-    __all__ = [
-        "AssistantMessage",
-        "Content",
-        "DeveloperMessage",
-        "Message",
-        "SystemMessage",
-        "ToolCallMessage",
-        "ToolResultMessage",
-        "UserMessage",
-    ]
+__all__ = [
+    "ASSISTANT_PARTS",
+    "TOOL_PARTS",
+    "USER_PARTS",
+    "BUILTIN_CLASSES",
+    "AssistantMessage",
+    "Content",
+    "DeveloperMessage",
+    "Message",
+    "SystemMessage",
+    "ToolCallMessage",
+    "ToolResultMessage",
+    "UserMessage",
+    "builtin_base",
+    "check_content",
+    "check_tool_calls",
+    "created_at_raw",
+    "created_at_text",
+    "raw_stamp",
+]
 
 Content = str | Sequence[ContentPart | str]
 """What a message's content may be given as: a string or a sequence of parts (plain strings in the sequence become TextParts)."""
 
-USER_PARTS: frozenset[type] = frozenset((TextPart, ImagePart, AudioPart, FilePart))
-ASSISTANT_PARTS: frozenset[type] = frozenset((TextPart, ReasoningPart))
-TOOL_PARTS: frozenset[type] = frozenset((TextPart, ImagePart, AudioPart, FilePart))
 
-_KIND = {
-    frozenset(USER_PARTS): "text, image, audio and file parts",
-    frozenset(ASSISTANT_PARTS): "text and reasoning parts",
-}
-
-
-def _fail(message: str, path: str) -> NoReturn:
-    raise ValidationError(message, path)
-
-
-def check_content(
-    content: object, allowed: frozenset[type], path: str = "content"
-) -> str | tuple[ContentPart, ...]:
-    """Validate content given as a str or a sequence of parts; return its stored form."""
-    if type(content) is str:
-        return content
-    if isinstance(content, str):
-        return str(content)
-    if isinstance(content, (list, tuple)):
-        parts: list[ContentPart] = []
-        for i, p in enumerate(content):
-            t = type(p)
-            if t in allowed:
-                parts.append(p)
-            elif t is str or isinstance(p, str):
-                parts.append(TextPart(str(p)))
-            else:
-                kind = _KIND.get(allowed, "text, image, audio and file parts")
-                _fail(f"{t.__name__} is not allowed here; expected {kind}", f"{path}[{i}]")
-        return tuple(parts)
-    if content is None:
-        _fail("content is required (an empty string is valid)", path)
-    _fail(f"expected str or a sequence of parts, got {type(content).__name__}", path)
-
-
-def _check_str(value: object, path: str) -> str:
-    if type(value) is not str:
-        if isinstance(value, str):
-            return str(value)
-        _fail(f"expected str, got {type(value).__name__}", path)
-    return value
-
-
-def _check_created_at(value: object) -> datetime:
-    from datetime import datetime  # already imported by whoever made the value
-
-    utc = _ids.UTC
-    if not isinstance(value, datetime):
-        _fail(f"expected an aware datetime, got {type(value).__name__}", "created_at")
-    if value.tzinfo is None or value.utcoffset() is None:
-        _fail("datetime must be timezone-aware", "created_at")
-    return value if value.tzinfo is utc else value.astimezone(utc)
-
-
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class Message:
-    """Base of every message: id, name, metadata, extras and created_at.
+    """Base of every message: name, metadata, extras, id and created_at.
 
     Equality and hash cover everything except ``id`` and ``created_at``.
     ``metadata`` is developer context; ``extras`` holds unknown fields captured
     when decoding and provider-specific fields (kept in storage, never sent).
+    ``id`` is made when not given (unique across processes, time-ordered) and
+    ``created_at`` is the construction time unless given; both are formatted on
+    first read.
+
+    Subclass a message class as a dataclass to add fields::
+
+        @dataclass(frozen=True, slots=True)
+        class TaggedNote(UserMessage):
+            tag: str = ""
+
+    The common fields are keyword-only, so new fields may have defaults; a subclass
+    that defines ``__post_init__`` calls the base's as ``UserMessage.__post_init__(self)``
+    (zero-argument ``super()`` does not work in slotted dataclasses before Python 3.14).
     """
 
-    # Hot path: the storage behind the common fields is three slots, not five.
-    # ``_id`` holds the id, or an int stamp until the id is first read; ``_created``
-    # stays unset until created_at is first read (it is derived from the stamp);
-    # ``_aux`` is None, or (name, metadata, extras) when any of them is set.
-    # Each slot store costs ~45 ns, so this saves ~140 ns per message.
-    __slots__ = ("_aux", "_created", "_id")
-
-    id: str
-    name: str | None
-    metadata: Mapping[str, Any]
-    extras: Mapping[str, Any]
-    created_at: datetime
+    name: str | None = field(default=None, kw_only=True)
+    metadata: Mapping[str, Any] = field(default=EMPTY, kw_only=True, repr=False)
+    extras: Mapping[str, Any] = field(default=EMPTY, kw_only=True, repr=False)
+    id: str = field(default=None, kw_only=True, compare=False)  # type: ignore[assignment]
+    created_at: datetime = field(default=None, kw_only=True, compare=False)  # type: ignore[assignment]
 
     if TYPE_CHECKING:  # a class attribute, never a dataclass field
         role: ClassVar[MessageRole]
-        _aux: tuple[str | None, FrozenDict, FrozenDict] | None
 
-    def __new__(cls: type[M], *args: Any, **kwargs: Any) -> M:
-        if cls is Message:
+    def __post_init__(self) -> None:
+        if self.__class__ is Message:
             raise TypeError("Message is abstract: use a subclass or a Message.* factory")
-        return object.__new__(cls)
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "__init__" in cls.__dict__:
-            support_own_init(cls, _CONCRETE)
+        store = object.__setattr__
+        name = self.name
+        if name is not None:
+            store(self, "name", check_str(name, "name"))
+        store(self, "metadata", check_mapping(self.metadata, "metadata"))
+        store(self, "extras", check_mapping(self.extras, "extras"))
+        mid = _id_field.raw(self)
+        created = _created_field.raw(self)
+        if mid is None:
+            if created is None:
+                store(self, "created_at", time_ns())
+                store(self, "id", next(_counter))
+            else:  # the id is made now, from the clock, not from created_at
+                store(self, "created_at", check_created_at(created))
+                store(self, "id", new_id())
+        else:
+            store(self, "id", check_id(mid))
+            store(self, "created_at", time_ns() if created is None else check_created_at(created))
 
     # -- the views every message offers -------------------------------------------
 
@@ -156,7 +137,7 @@ class Message:
             return c
         if not c:
             return ""
-        return "".join([p.text for p in c if type(p) is TextPart])
+        return "".join([p.text for p in c if type(p) is TextPart or isinstance(p, TextPart)])
 
     @property
     def parts(self) -> tuple[ContentPart, ...]:
@@ -172,12 +153,17 @@ class Message:
         return ()
 
     @property
+    def invalid_tool_calls(self) -> tuple[InvalidToolCall, ...]:
+        """The malformed tool calls of this message (empty unless a ToolCallMessage)."""
+        return ()
+
+    @property
     def reasoning(self) -> tuple[ReasoningPart, ...]:
         """The reasoning parts of this message, in order."""
         c = self.content  # type: ignore[attr-defined]
         if not c or type(c) is str:
             return ()
-        return tuple([p for p in c if type(p) is ReasoningPart])
+        return tuple([p for p in c if isinstance(p, ReasoningPart)])
 
     # -- changing a message (keeps its id) -----------------------------------------
 
@@ -212,47 +198,6 @@ class Message:
 
     # -- value semantics ------------------------------------------------------------
 
-    def _key(self) -> tuple[Any, ...]:
-        return (self.content,)  # type: ignore[attr-defined]
-
-    def __eq__(self, other: object) -> bool:
-        # Hot path: content first (it differs most often), then name/metadata/extras,
-        # all as plain slot reads (a read needs no setter call) and identity before
-        # equality for the shared None; ~314 ns -> ~150 ns for two equal messages.
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        o: Message = other  # type: ignore[assignment,unused-ignore]
-        a = self._aux
-        b = o._aux
-        if self.__class__ in _CONTENT_ONLY:
-            return bool(self.content == o.content and (a is b or a == b))  # type: ignore[attr-defined]
-        return bool((a is b or a == b) and self._key() == o._key())
-
-    def __hash__(self) -> int:
-        if self.__class__ in _CONTENT_ONLY:
-            return hash((self.__class__, self._aux, self.content))  # type: ignore[attr-defined]
-        return hash((self.__class__, self._aux, self._key()))
-
-    def __getstate__(self) -> dict[str, Any]:
-        state: dict[str, Any] = {}
-        for cls in type(self).__mro__:
-            for slot in cls.__dict__.get("__slots__", ()):
-                if slot == "_created":
-                    state[slot] = self.created_at
-                elif slot == "_id":
-                    state[slot] = self.id
-                else:
-                    state[slot] = object.__getattribute__(self, slot)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for key, value in state.items():
-            object.__setattr__(self, key, value)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # The constructors take arguments in __new__, so pickle must not call it.
-        return (_restore, (type(self), self.__getstate__()))
-
     def __copy__(self: M) -> M:
         return self
 
@@ -261,12 +206,13 @@ class Message:
 
     def __repr__(self) -> str:
         c = self.content  # type: ignore[attr-defined]
-        size = (
-            f"text_len={len(c)}"
-            if type(c) is str
-            else f"text_len={len(self.text)}, parts={len(c or ())}"
-        )
-        return f"{type(self).__name__}(id={self.id!r}, role={self.role.value}, {size}{self._repr_more()})"
+        if type(c) is str:
+            size = f"text_len={len(c)}"
+        elif c is None:
+            size = "content=None"
+        else:
+            size = f"text_len={len(self.text)}, parts={len(c)}"
+        return f"{type(self).__name__}(id={ident(self.id)}, role={self.role.value}, {size}{self._repr_more()})"
 
     def _repr_more(self) -> str:
         return ""
@@ -274,28 +220,82 @@ class Message:
     # -- factories ----------------------------------------------------------------
 
     @staticmethod
-    def system(text: str, **kwargs: Any) -> SystemMessage:
+    def system(
+        text: str,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+    ) -> SystemMessage:
         """A system message."""
-        return SystemMessage(text, **kwargs)
+        return SystemMessage(
+            text, name=name, metadata=metadata, extras=extras, id=id, created_at=created_at
+        )
 
     @staticmethod
-    def developer(text: str, **kwargs: Any) -> DeveloperMessage:
+    def developer(
+        text: str,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+    ) -> DeveloperMessage:
         """A developer message."""
-        return DeveloperMessage(text, **kwargs)
+        return DeveloperMessage(
+            text, name=name, metadata=metadata, extras=extras, id=id, created_at=created_at
+        )
 
     @staticmethod
-    def user(content: Content, **kwargs: Any) -> UserMessage:
+    def user(
+        content: Content,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+    ) -> UserMessage:
         """A user message from a string or parts."""
-        return UserMessage(content, **kwargs)
+        return UserMessage(
+            content, name=name, metadata=metadata, extras=extras, id=id, created_at=created_at
+        )
 
     @staticmethod
     def assistant(
-        content: Content | None = None, tool_calls: Sequence[ToolCall] = (), **kwargs: Any
+        content: Content | None = None,
+        tool_calls: Sequence[ToolCall] = (),
+        *,
+        invalid_tool_calls: Sequence[InvalidToolCall] = (),
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
     ) -> AssistantMessage:
-        """An assistant message; a ToolCallMessage when there are tool calls."""
-        if tool_calls:
-            return ToolCallMessage(tool_calls, content, **kwargs)
-        return AssistantMessage(content, **kwargs)  # type: ignore[arg-type]
+        """An assistant message; a ToolCallMessage when there are tool calls, valid or not."""
+        if tool_calls or invalid_tool_calls:
+            return ToolCallMessage(
+                tool_calls,
+                content,
+                invalid_tool_calls,
+                name=name,
+                metadata=metadata,
+                extras=extras,
+                id=id,
+                created_at=created_at,
+            )
+        return AssistantMessage(
+            content,  # type: ignore[arg-type]  # None is refused at run time, by name
+            name=name,
+            metadata=metadata,
+            extras=extras,
+            id=id,
+            created_at=created_at,
+        )
 
     @staticmethod
     def tool_result(
@@ -303,163 +303,103 @@ class Message:
         content: Content,
         is_error: bool = False,
         tool_name: str | None = None,
-        **kwargs: Any,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
     ) -> ToolResultMessage:
         """A tool result message answering ``tool_call_id``."""
-        return ToolResultMessage(tool_call_id, content, is_error, tool_name, **kwargs)
+        return ToolResultMessage(
+            tool_call_id,
+            content,
+            is_error,
+            tool_name,
+            name=name,
+            metadata=metadata,
+            extras=extras,
+            id=id,
+            created_at=created_at,
+        )
 
 
-# Slot getters and setters bound once, for the lazy fields below (they bypass the
-# frozen __setattr__; builders store on a mutable twin instead, see __new__).
-_slot_id: Any = Message.__dict__["_id"]
-_slot_created: Any = Message.__dict__["_created"]
-_slot_aux: Any = Message.__dict__["_aux"]
-_get_id = _slot_id.__get__
-_set_id = _slot_id.__set__
-_get_created = _slot_created.__get__
-_set_created = _slot_created.__set__
-_get_aux = _slot_aux.__get__
-_set_aux = _slot_aux.__set__
-
-
-class _IdField:
-    """``id``: formats an auto-generated id on first read (the slot holds a sequence number until then)."""
-
-    __slots__ = ()
-
-    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        v = _get_id(obj)
-        if v.__class__ is int:
-            # While the id is a sequence number, _created holds the clock's ns.
-            v = stamp_id(_get_created(obj), v)
-            _set_id(obj, v)
-        return v
-
-    def __set__(self, obj: Message, value: Any) -> None:
-        _set_id(obj, value)
-
-
-class _CreatedAtField:
-    """``created_at``: derived from the clock's ns on first read unless it was given."""
-
-    __slots__ = ()
-
-    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        v = _get_created(obj)
-        if v.__class__ is int:
-            seq = _get_id(obj)
-            if seq.__class__ is int:  # the id is made from the same ns: format it first
-                _set_id(obj, stamp_id(v, seq))
-            v = stamp_created_at(v)
-            _set_created(obj, v)
-        elif v.__class__ is str:  # canonical text kept by the decoder (see trusted builders)
-            v = text_created_at(v)
-            _set_created(obj, v)
-        return v
-
-    def __set__(self, obj: Message, value: Any) -> None:
-        _set_created(obj, value)
-
-
-class _AuxField:
-    """``name`` / ``metadata`` / ``extras``: one item of the ``_aux`` slot."""
-
-    __slots__ = ("default", "index")
-
-    def __init__(self, index: int, default: Any) -> None:
-        self.index = index
-        self.default = default
-
-    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        a = _get_aux(obj)
-        return self.default if a is None else a[self.index]
-
-    def __set__(self, obj: Message, value: Any) -> None:
-        try:
-            a = _get_aux(obj)
-        except AttributeError:
-            a = None
-        items: list[Any] = [None, EMPTY, EMPTY] if a is None else list(a)
-        items[self.index] = value
-        _set_aux(obj, _aux(items[0], items[1], items[2]))
-
-
-def _aux(name: str | None, metadata: FrozenDict, extras: FrozenDict) -> Any:
-    if name is None and not metadata and not extras:
-        return None
-    return (name, metadata, extras)
-
-
-type.__setattr__(Message, "id", _IdField())
-type.__setattr__(Message, "created_at", _CreatedAtField())
-type.__setattr__(Message, "name", _AuxField(0, None))
-type.__setattr__(Message, "metadata", _AuxField(1, EMPTY))
-type.__setattr__(Message, "extras", _AuxField(2, EMPTY))
+# ``id`` and ``created_at`` are formatted on first read: descriptors that wrap the
+# dataclass's slot descriptors stand in for them (see ``_ids``). The slot descriptors
+# stay reachable as ``_id_slot`` and ``_created_slot``: the codec's encoders read the
+# raw slots through them. Hot path: a slot descriptor under another name is still a
+# specialised slot read (~5 ns), where the lazy descriptor costs ~110 ns and a bound
+# slot getter ~30 ns: to_dict of a decoded UserMessage ~310 -> ~250 ns.
+_id_slot = Message.__dict__["id"]
+_created_slot = Message.__dict__["created_at"]
+_created_field = LazyCreatedAt(_created_slot)
+_id_field = LazyId(_id_slot, _created_slot)
+type.__setattr__(Message, "id", _id_field)
+type.__setattr__(Message, "created_at", _created_field)
+type.__setattr__(Message, "_id_slot", _id_slot)
+type.__setattr__(Message, "_created_slot", _created_slot)
+_set_created_text = _created_slot.__set__
 
 
 def raw_stamp(message: Message) -> int | None:
     """The sequence number (unique in this process) of a message whose generated id is not yet formatted."""
-    v = _get_id(message)
+    v = _id_field.raw(message)
     return v if v.__class__ is int else None
 
 
-def aux_of(message: Message) -> tuple[str | None, FrozenDict, FrozenDict] | None:
-    """The raw ``_aux`` slot: None when name, metadata and extras are all unset."""
-    return _get_aux(message)  # type: ignore[no-any-return]
+def created_at_raw(message: Message) -> Any:
+    """The ``created_at`` slot as stored: a datetime, the clock's ns or canonical text."""
+    return _created_field.raw(message)
 
 
-def _common(
-    self: Any,
-    name: str | None,
-    metadata: Mapping[str, Any] | None,
-    extras: Mapping[str, Any] | None,
-    id: object,
-    created_at: object,
-) -> None:
-    """Store the common fields on a message being built (an instance of a mutable twin)."""
-    if name is None and metadata is None and extras is None:
-        self._aux = None
-    else:
-        if name is not None and type(name) is not str:
-            name = _check_str(name, "name")
-        self._aux = _aux(
-            name,
-            EMPTY if metadata is None else freeze_mapping(metadata, "metadata"),
-            EMPTY if extras is None else freeze_mapping(extras, "extras"),
-        )
-    if id is None:
-        if created_at is None:
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:  # the id is made now, from the clock, not from created_at
-            self._created = _check_created_at(created_at)
-            self._id = _new_id()
-        return
-    if type(id) is not str or not id:
-        _fail("must be a non-empty str", "id")
-    self._id = id
-    self._created = _now() if created_at is None else _check_created_at(created_at)
+def created_at_text(message: Message) -> str:
+    """``created_at`` as canonical text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``), made once and kept.
+
+    A fresh message's clock reading is formatted without building a datetime and the
+    text is kept in place of it (``created_at`` then reads it back: the same instant).
+    """
+    c = _created_field.raw(message)
+    if c.__class__ is str:
+        return c
+    if c.__class__ is int:
+        text = stamp_text(c)
+        _set_created_text(message, text)
+        return text
+    return _timestamps.iso_utc(c)
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+# -- the classes ------------------------------------------------------------------------
+
+
+def _system_content(content: object) -> str:
+    return check_str(content, "content")
+
+
+def _user_content(content: object) -> Any:
+    return check_content(content, USER_PARTS)
+
+
+def _assistant_content(content: object) -> Any:
+    return check_content(content, ASSISTANT_PARTS)
+
+
+def _tool_content(content: object) -> Any:
+    return check_content(content, TOOL_PARTS)
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class SystemMessage(Message):
     """Instructions from the application (role ``system``)."""
 
-    __slots__ = ("content",)
-    content: str
+    content: str = field(repr=False)
     role = MessageRole.SYSTEM
 
-    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+    if TYPE_CHECKING:
 
         def __init__(
             self,
             content: str,
+            *,
             name: str | None = None,
             metadata: Mapping[str, Any] | None = None,
             extras: Mapping[str, Any] | None = None,
@@ -467,35 +407,27 @@ class SystemMessage(Message):
             created_at: datetime | None = None,
         ) -> None: ...
 
-    def __new__(
-        cls: type[M],
-        content: str,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-    ) -> M:
-        self = _new(_BUILD_SYSTEM if cls is SystemMessage else _building(cls))
-        self.content = content if type(content) is str else _check_str(content, "content")
-        _common(self, name, metadata, extras, id, created_at)
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+    else:
+        __init__ = content_message_init(_system_content)
+
+    def __post_init__(self) -> None:
+        Message.__post_init__(self)
+        object.__setattr__(self, "content", _system_content(self.content))
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class DeveloperMessage(Message):
     """Instructions from the developer (role ``developer``)."""
 
-    __slots__ = ("content",)
-    content: str
+    content: str = field(repr=False)
     role = MessageRole.DEVELOPER
 
-    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+    if TYPE_CHECKING:
 
         def __init__(
             self,
             content: str,
+            *,
             name: str | None = None,
             metadata: Mapping[str, Any] | None = None,
             extras: Mapping[str, Any] | None = None,
@@ -503,35 +435,27 @@ class DeveloperMessage(Message):
             created_at: datetime | None = None,
         ) -> None: ...
 
-    def __new__(
-        cls: type[M],
-        content: str,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-    ) -> M:
-        self = _new(_BUILD_DEVELOPER if cls is DeveloperMessage else _building(cls))
-        self.content = content if type(content) is str else _check_str(content, "content")
-        _common(self, name, metadata, extras, id, created_at)
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+    else:
+        __init__ = content_message_init(_system_content)
+
+    def __post_init__(self) -> None:
+        Message.__post_init__(self)
+        object.__setattr__(self, "content", _system_content(self.content))
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class UserMessage(Message):
     """What the user said: a string or text, image, audio and file parts."""
 
-    __slots__ = ("content",)
-    content: str | tuple[ContentPart, ...]
+    content: str | tuple[ContentPart, ...] = field(repr=False)
     role = MessageRole.USER
 
-    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+    if TYPE_CHECKING:
 
         def __init__(
             self,
             content: Content,
+            *,
             name: str | None = None,
             metadata: Mapping[str, Any] | None = None,
             extras: Mapping[str, Any] | None = None,
@@ -539,52 +463,30 @@ class UserMessage(Message):
             created_at: datetime | None = None,
         ) -> None: ...
 
-    def __new__(
-        cls: type[M],
-        content: Content,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-    ) -> M:
-        # The common fields are positional-or-keyword on purpose: keyword-only
-        # defaults are looked up in a dict on every call (~50 ns more).
-        self = _new(_BUILD_USER if cls is UserMessage else _building(cls))
-        self.content = content if type(content) is str else check_content(content, USER_PARTS)
-        if (
-            name is None
-            and metadata is None
-            and extras is None
-            and id is None
-            and created_at is None
-        ):
-            # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            self._aux = None
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:
-            _common(self, name, metadata, extras, id, created_at)
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+    else:
+        __init__ = content_message_init(_user_content)
+
+    def __post_init__(self) -> None:
+        Message.__post_init__(self)
+        object.__setattr__(self, "content", _user_content(self.content))
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class AssistantMessage(Message):
     """What the model answered: a string or text and reasoning parts.
 
     ``content`` is never None here; only a ToolCallMessage may have no content.
     """
 
-    __slots__ = ("content",)
-    content: str | tuple[ContentPart, ...] | None
+    content: str | tuple[ContentPart, ...] | None = field(repr=False)
     role = MessageRole.ASSISTANT
 
-    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+    if TYPE_CHECKING:
 
         def __init__(
             self,
             content: Content,
+            *,
             name: str | None = None,
             metadata: Mapping[str, Any] | None = None,
             extras: Mapping[str, Any] | None = None,
@@ -592,55 +494,77 @@ class AssistantMessage(Message):
             created_at: datetime | None = None,
         ) -> None: ...
 
-    def __new__(
-        cls: type[M],
-        content: Content,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-    ) -> M:
-        self = _new(_BUILD_ASSISTANT if cls is AssistantMessage else _building(cls))
-        if type(content) is str:
-            self.content = content
-        elif content is None and cls is not AssistantMessage:  # type: ignore[unreachable,unused-ignore]
-            self.content = None  # type: ignore[unreachable,unused-ignore]
-        else:
-            self.content = check_content(content, ASSISTANT_PARTS)
-        if (
-            name is None
-            and metadata is None
-            and extras is None
-            and id is None
-            and created_at is None
-        ):
-            # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            self._aux = None
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:
-            _common(self, name, metadata, extras, id, created_at)
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+    else:
+        __init__ = content_message_init(_assistant_content)
+
+    def __post_init__(self) -> None:
+        Message.__post_init__(self)
+        object.__setattr__(self, "content", _assistant_content(self.content))
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+def check_tool_calls(
+    tool_calls: object, invalid_tool_calls: object = ()
+) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
+    """Both call sequences of a ToolCallMessage: at least one call in all, ids unique across both."""
+    calls = _call_tuple(tool_calls, ToolCall, "tool_calls")
+    invalid = _call_tuple(invalid_tool_calls, InvalidToolCall, "invalid_tool_calls")
+    if not calls and not invalid:
+        reject("at least one tool call (valid or invalid) is required", "tool_calls")
+    seen: set[str] = set()
+    for path, group in (("tool_calls", calls), ("invalid_tool_calls", invalid)):
+        for i, c in enumerate(group):
+            if c.id in seen:
+                reject(
+                    f"duplicate tool call id {ident(c.id)} within the message", f"{path}[{i}].id"
+                )
+            seen.add(c.id)
+    return calls, invalid
+
+
+def _call_tuple(value: object, kind: type, path: str) -> tuple[Any, ...]:
+    if value.__class__ is tuple:
+        items: tuple[Any, ...] = value
+    elif isinstance(value, (list, tuple)):
+        items = tuple(value)
+    else:
+        reject(f"expected a sequence of {kind.__name__}, got {type(value).__name__}", path)
+    for i, c in enumerate(items):
+        if c.__class__ is not kind and not isinstance(c, kind):
+            reject(f"expected {kind.__name__}, got {type(c).__name__}", f"{path}[{i}]")
+    return items
+
+
+def _optional_assistant_content(content: object) -> Any:
+    return None if content is None else _assistant_content(content)
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class ToolCallMessage(AssistantMessage):
-    """An assistant turn that calls one or more tools (it may also carry text and reasoning)."""
+    """An assistant turn that calls one or more tools (it may also carry text and reasoning).
 
-    __slots__ = ("tool_calls",)
-    tool_calls: tuple[ToolCall, ...]
+    ``invalid_tool_calls`` holds the calls the model got wrong (arguments that are not
+    a JSON object, a name that breaks the name rule), kept as written: each is
+    answered like a valid call (usually ``ToolResult.error``). At least one call, valid
+    or invalid, is required; ids are unique across both. Call order is
+    ``tool_calls`` then ``invalid_tool_calls``.
 
-    def _key(self) -> tuple[Any, ...]:
-        return (self.content, self.tool_calls)
+    A subclass's generated ``__init__`` takes ``content`` first (the dataclass field
+    order); pass ``tool_calls`` by keyword there.
+    """
 
-    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+    content: str | tuple[ContentPart, ...] | None = field(default=None, repr=False)
+    tool_calls: tuple[ToolCall, ...] = ()
+    invalid_tool_calls: tuple[InvalidToolCall, ...] = ()
+    __match_args__ = ("tool_calls", "content", "invalid_tool_calls")
+
+    if TYPE_CHECKING:
 
         def __init__(
             self,
-            tool_calls: Sequence[ToolCall],
+            tool_calls: Sequence[ToolCall] = (),
             content: Content | None = None,
+            invalid_tool_calls: Sequence[InvalidToolCall] = (),
+            *,
             name: str | None = None,
             metadata: Mapping[str, Any] | None = None,
             extras: Mapping[str, Any] | None = None,
@@ -648,107 +572,54 @@ class ToolCallMessage(AssistantMessage):
             created_at: datetime | None = None,
         ) -> None: ...
 
-    def __new__(
-        cls: type[M],
-        tool_calls: Sequence[ToolCall],
-        content: Content | None = None,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-    ) -> M:
-        self = _new(_BUILD_TOOL_CALLS if cls is ToolCallMessage else _building(cls))
-        # Hot path: one or two calls of the exact type, in a tuple, are checked inline.
-        if (
-            type(tool_calls) is tuple
-            and (n := len(tool_calls)) <= 2
-            and n
-            and type(tool_calls[0]) is ToolCall
-            and (
-                n == 1 or (type(tool_calls[1]) is ToolCall and tool_calls[0].id != tool_calls[1].id)
-            )
-        ):
-            self.tool_calls = tool_calls
-        else:
-            self.tool_calls = check_tool_calls(tool_calls)
-        if content is None or type(content) is str:
-            self.content = content
-        else:
-            self.content = check_content(content, ASSISTANT_PARTS)
-        if (
-            name is None
-            and metadata is None
-            and extras is None
-            and id is None
-            and created_at is None
-        ):
-            # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            self._aux = None
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:
-            _common(self, name, metadata, extras, id, created_at)
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+    else:
+        __init__ = tool_call_message_init(ToolCall, _assistant_content, check_tool_calls)
+
+    def __post_init__(self) -> None:
+        Message.__post_init__(self)
+        store = object.__setattr__
+        calls, invalid = check_tool_calls(self.tool_calls, self.invalid_tool_calls)
+        store(self, "tool_calls", calls)
+        store(self, "invalid_tool_calls", invalid)
+        store(self, "content", _optional_assistant_content(self.content))
 
     def _repr_more(self) -> str:
-        return f", tool_calls={len(self.tool_calls)}"
+        more = f", tool_calls={len(self.tool_calls)}"
+        if self.invalid_tool_calls:
+            more += f", invalid_tool_calls={len(self.invalid_tool_calls)}"
+        return more
 
     @property
     def tool_call_ids(self) -> tuple[str, ...]:
-        """The ids of the calls, in order."""
-        return tuple([c.id for c in self.tool_calls])
+        """The ids of every call, valid then invalid, in order."""
+        return tuple([c.id for c in self.tool_calls] + [c.id for c in self.invalid_tool_calls])
 
 
-def check_tool_calls(tool_calls: object, path: str = "tool_calls") -> tuple[ToolCall, ...]:
-    """Validate a non-empty sequence of ToolCall with unique ids."""
-    t = type(tool_calls)
-    calls: tuple[ToolCall, ...]
-    if t is tuple:
-        calls = tool_calls  # type: ignore[assignment]
-    elif isinstance(tool_calls, (list, tuple)):
-        calls = tuple(tool_calls)
-    else:
-        _fail(f"expected a sequence of ToolCall, got {t.__name__}", path)
-    n = len(calls)
-    if n == 0:
-        _fail("at least one tool call is required", path)
-    # Hot path: one or two calls of the exact type need no set of ids.
-    if n == 1 and type(calls[0]) is ToolCall:
-        return calls
-    if (
-        n == 2
-        and type(calls[0]) is ToolCall
-        and type(calls[1]) is ToolCall
-        and calls[0].id != calls[1].id
-    ):
-        return calls
-    seen: set[str] = set()
-    for i, c in enumerate(calls):
-        if type(c) is not ToolCall and not isinstance(c, ToolCall):
-            _fail(f"expected ToolCall, got {type(c).__name__}", f"{path}[{i}]")
-        if c.id in seen:
-            _fail("duplicate tool call id within the message", f"{path}[{i}].id")
-        seen.add(c.id)
-    return calls
+def _result_head(
+    tool_call_id: object, is_error: object, tool_name: object
+) -> tuple[str, bool, str | None]:
+    if type(tool_call_id) is not str or not tool_call_id:
+        if not isinstance(tool_call_id, str) or not tool_call_id:
+            reject("tool_call_id is required (a non-empty str)", "tool_call_id")
+        tool_call_id = str(tool_call_id)
+    check_bool(is_error, "is_error")
+    name = check_opt_str(tool_name, "tool_name")
+    if name is not None and not name:
+        reject("expected a non-empty str or None", "tool_name")
+    return tool_call_id, is_error, name  # type: ignore[return-value]
 
 
-@dataclass(frozen=True, init=False, eq=False, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class ToolResultMessage(Message):
     """The result of one tool call (role ``tool``)."""
 
-    __slots__ = ("content", "is_error", "tool_call_id", "tool_name")
     tool_call_id: str
-    content: str | tuple[ContentPart, ...]
-    is_error: bool
-    tool_name: str | None
+    content: str | tuple[ContentPart, ...] = field(repr=False)
+    is_error: bool = False
+    tool_name: str | None = None
     role = MessageRole.TOOL
 
-    def _key(self) -> tuple[Any, ...]:
-        return (self.tool_call_id, self.content, self.is_error, self.tool_name)
-
-    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+    if TYPE_CHECKING:
 
         def __init__(
             self,
@@ -756,6 +627,7 @@ class ToolResultMessage(Message):
             content: Content,
             is_error: bool = False,
             tool_name: str | None = None,
+            *,
             name: str | None = None,
             metadata: Mapping[str, Any] | None = None,
             extras: Mapping[str, Any] | None = None,
@@ -763,44 +635,16 @@ class ToolResultMessage(Message):
             created_at: datetime | None = None,
         ) -> None: ...
 
-    def __new__(
-        cls: type[M],
-        tool_call_id: str,
-        content: Content,
-        is_error: bool = False,
-        tool_name: str | None = None,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-    ) -> M:
-        if type(tool_call_id) is not str or not tool_call_id:
-            _fail("tool_call_id is required (a non-empty str)", "tool_call_id")
-        if is_error is not False and is_error is not True:
-            _fail(f"expected bool, got {type(is_error).__name__}", "is_error")
-        if tool_name is not None and (type(tool_name) is not str or not tool_name):
-            _fail("expected a non-empty str or None", "tool_name")
-        self = _new(_BUILD_TOOL_RESULT if cls is ToolResultMessage else _building(cls))
-        self.tool_call_id = tool_call_id
-        self.content = content if type(content) is str else check_content(content, TOOL_PARTS)
-        self.is_error = is_error
-        self.tool_name = tool_name
-        if (
-            name is None
-            and metadata is None
-            and extras is None
-            and id is None
-            and created_at is None
-        ):
-            # Hot path: the usual call passes only content (saves the _common call, ~70 ns).
-            self._aux = None
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:
-            _common(self, name, metadata, extras, id, created_at)
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+    else:
+        __init__ = tool_result_message_init(_tool_content, _result_head)
+
+    def __post_init__(self) -> None:
+        Message.__post_init__(self)
+        store = object.__setattr__
+        call_id, _, tool_name = _result_head(self.tool_call_id, self.is_error, self.tool_name)
+        store(self, "tool_call_id", call_id)
+        store(self, "tool_name", tool_name)
+        store(self, "content", _tool_content(self.content))
 
     @property
     def result(self) -> ToolResult:
@@ -810,153 +654,31 @@ class ToolResultMessage(Message):
         return ToolResult(self.tool_call_id, self.content, self.is_error, self.tool_name)
 
     def _repr_more(self) -> str:
-        return f", tool_call_id={self.tool_call_id!r}, is_error={self.is_error}"
+        return f", tool_call_id={ident(self.tool_call_id)}, is_error={self.is_error}"
 
 
-# Classes whose value is content plus the common fields (see Message.__eq__).
-_CONTENT_ONLY: frozenset[type] = frozenset(
-    (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage)
+#: The built-in message classes, most specific first (ToolCallMessage before AssistantMessage).
+BUILTIN_CLASSES: tuple[type[Message], ...] = (
+    SystemMessage,
+    DeveloperMessage,
+    UserMessage,
+    ToolCallMessage,
+    AssistantMessage,
+    ToolResultMessage,
 )
 
 
-# Trusted builders: decoders and provider parsers call these after validating.
-# ``created_at`` may also be the canonical UTC text ``YYYY-MM-DDTHH:MM:SS.ffffffZ``
-# (already checked by the caller): it is kept as text until ``created_at`` is read,
-# and the encoder writes it back as it is.
-#
-# hot path: the common-field handling (``_aux`` tuple, id stamp, created_at) is
-# written out in each builder instead of calling helpers: trusted_content_message
-# went from ~460 to ~300 ns (each Python call costs ~60 ns here).
+def builtin_base(cls: type) -> type[Message] | None:
+    """The nearest built-in message class ``cls`` derives from, or None."""
+    for base in cls.__mro__:
+        if base in BUILTIN_CLASSES:
+            return base
+    return None
 
 
-def trusted_content_message(
-    cls: type[M],
-    content: str | tuple[ContentPart, ...] | None,
-    name: str | None = None,
-    metadata: FrozenDict = EMPTY,
-    extras: FrozenDict = EMPTY,
-    id: str | None = None,
-    created_at: datetime | str | None = None,
-) -> M:
-    """Build a System/Developer/User/Assistant message (or subclass) without validation."""
-    self = _new(_BUILDING.get(cls) or _building(cls))
-    self.content = content
-    self._aux = None if name is None and not metadata and not extras else (name, metadata, extras)
-    if id is None:
-        if created_at is None:
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:  # the id is made now, from the clock, not from created_at
-            self._created = created_at
-            self._id = _new_id()
-    else:
-        self._id = id
-        self._created = _now() if created_at is None else created_at
-    self.__class__ = cls
-    return self  # type: ignore[no-any-return]
-
-
-def trusted_tool_call_message(
-    cls: type[M],
-    tool_calls: tuple[ToolCall, ...],
-    content: str | tuple[ContentPart, ...] | None,
-    name: str | None = None,
-    metadata: FrozenDict = EMPTY,
-    extras: FrozenDict = EMPTY,
-    id: str | None = None,
-    created_at: datetime | str | None = None,
-) -> M:
-    """Build a ToolCallMessage (or subclass) without validation."""
-    self = _new(_BUILDING.get(cls) or _building(cls))
-    self.tool_calls = tool_calls
-    self.content = content
-    self._aux = None if name is None and not metadata and not extras else (name, metadata, extras)
-    if id is None:
-        if created_at is None:
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:  # the id is made now, from the clock, not from created_at
-            self._created = created_at
-            self._id = _new_id()
-    else:
-        self._id = id
-        self._created = _now() if created_at is None else created_at
-    self.__class__ = cls
-    return self  # type: ignore[no-any-return]
-
-
-def trusted_tool_result_message(
-    cls: type[M],
-    tool_call_id: str,
-    content: str | tuple[ContentPart, ...],
-    is_error: bool = False,
-    tool_name: str | None = None,
-    name: str | None = None,
-    metadata: FrozenDict = EMPTY,
-    extras: FrozenDict = EMPTY,
-    id: str | None = None,
-    created_at: datetime | str | None = None,
-) -> M:
-    """Build a ToolResultMessage (or subclass) without validation."""
-    self = _new(_BUILDING.get(cls) or _building(cls))
-    self.tool_call_id = tool_call_id
-    self.content = content
-    self.is_error = is_error
-    self.tool_name = tool_name
-    self._aux = None if name is None and not metadata and not extras else (name, metadata, extras)
-    if id is None:
-        if created_at is None:
-            self._created = _time_ns()
-            self._id = next(_counter)
-        else:  # the id is made now, from the clock, not from created_at
-            self._created = created_at
-            self._id = _new_id()
-    else:
-        self._id = id
-        self._created = _now() if created_at is None else created_at
-    self.__class__ = cls
-    return self  # type: ignore[no-any-return]
-
-
-_new = object.__new__
-
-# Every concrete class builds in __new__ on its mutable twin (see _frozen.mutable_twin):
-# each field store is a plain attribute store instead of a slot-setter call.
-_CONCRETE: frozenset[type] = frozenset(
-    (
-        SystemMessage,
-        DeveloperMessage,
-        UserMessage,
-        AssistantMessage,
-        ToolCallMessage,
-        ToolResultMessage,
-    )
-)
-_BUILDING: dict[type, Any] = _TWINS  # class -> its mutable twin (made on first use)
-_BUILD_SYSTEM = twin_of(SystemMessage)
-_BUILD_DEVELOPER = twin_of(DeveloperMessage)
-_BUILD_USER = twin_of(UserMessage)
-_BUILD_ASSISTANT = twin_of(AssistantMessage)
-_BUILD_TOOL_CALLS = twin_of(ToolCallMessage)
-_BUILD_TOOL_RESULT = twin_of(ToolResultMessage)
-
-
-def _building(cls: type) -> Any:
-    """The mutable twin of a message class (made on first use for subclasses)."""
-    if not (isinstance(cls, type) and issubclass(cls, Message)):
-        raise TypeError(f"{cls!r} is not a message class")
-    return twin_of(cls)
-
-
-def _restore(cls: type[M], state: dict[str, Any]) -> M:
-    """Unpickle a message: allocate without building, then restore its slots."""
-    self: M = object.__new__(cls)
-    self.__setstate__(state)
-    return self
-
-
-# The codec is imported on first use (import time); see _lazy.
+# The codec and datetime are imported on first use (import time); see _lazy.
 if TYPE_CHECKING:
-    from . import _codec
+    from . import _codec, _timestamps
 else:
     _codec = LazyModule("._codec", __package__, globals(), "_codec")
+    _timestamps = LazyModule("._timestamps", __package__, globals(), "_timestamps")

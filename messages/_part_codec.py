@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from operator import attrgetter
 from typing import Any, NoReturn, TypeVar, overload
 
-from ._frozen import EMPTY, FrozenDict, freeze, freeze_mapping
+from ._build import text_part, tool_call
+from ._fields import known_tool_name, tool_name_ok
+from ._frozen import EMPTY, SCALARS, FrozenDict, freeze, freeze_mapping
+from ._ids import DERIVED_ID_PREFIX, derive_call_id
 from ._json import json_type, loads
 from ._parts import (
     MEDIA_TYPE_CONFLICT,
@@ -27,12 +29,12 @@ from ._parts import (
     parse_data_url,
     same_media_type,
 )
-from ._tool_call import _KNOWN_NAMES, ToolCall, check_tool_name
-from ._tool_call import _Building as _BuildingCall
-from .errors import DecodeError, MessageError, ValidationError
+from ._tool_call import InvalidToolCall, ToolCall, raw_arguments
+from .errors import DecodeError, MessageError, ValidationError, ident, undecodable
 
 __all__ = [
     "CALL_KEYS",
+    "invalid_call_to_dict",
     "object_text",
     "plain",
     "part_from_dict",
@@ -44,14 +46,14 @@ __all__ = [
 P = TypeVar("P", bound=ContentPart)
 T = TypeVar("T")
 
-#: Keys of a tool call dict (the rest of it is the call's extras).
-CALL_KEYS = frozenset(("id", "type", "function", "extras"))
+#: Keys of a tool call dict (the rest of it is the call's extras). ``error`` marks an
+#: invalid call and holds what is wrong with it.
+CALL_KEYS = frozenset(("id", "type", "function", "extras", "error"))
 _NO_KEYS: frozenset[str] = frozenset()
 _IMAGE_DETAILS = frozenset(("auto", "low", "high"))
 
 
-def _fail(message: str, path: str = "") -> NoReturn:
-    raise DecodeError(message, path)
+_fail = undecodable
 
 
 def _decode_error(err: MessageError, prefix: str = "") -> DecodeError:
@@ -205,7 +207,7 @@ def _call_encoder(share: bool) -> Callable[[ToolCall], dict[str, Any]]:
     ``to_json``, which only reads them) the frozen values themselves."""
 
     def encode(c: ToolCall) -> dict[str, Any]:
-        raw = c._raw
+        raw = raw_arguments(c)
         d: dict[str, Any] = {
             "id": c.id,
             "type": "function",
@@ -220,6 +222,27 @@ def _call_encoder(share: bool) -> Callable[[ToolCall], dict[str, Any]]:
 
 _enc_call = _call_encoder(False)
 _enc_call_shared = _call_encoder(True)
+
+
+def _invalid_call_encoder(share: bool) -> Callable[[InvalidToolCall], dict[str, Any]]:
+    """The encoder of an invalid call: its raw name and arguments text, and its error."""
+
+    def encode(c: InvalidToolCall) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.raw_arguments},
+            "error": c.error,
+        }
+        if c.extras:
+            _spread(d, c.extras, CALL_KEYS, share)
+        return d
+
+    return encode
+
+
+_enc_invalid = _invalid_call_encoder(False)
+_enc_invalid_shared = _invalid_call_encoder(True)
 
 
 def _refuse_constant(name: str) -> NoReturn:
@@ -276,7 +299,7 @@ def _opt_str(value: Any, path: str) -> str | None:
         return value
     if isinstance(value, str):
         return str(value)
-    _fail(f"expected a string, got {json_type(value)}", path)
+    raise DecodeError(f"expected a string, got {json_type(value)}", path)
 
 
 def _req_str(value: Any, path: str, what: str = "a string") -> str:
@@ -286,7 +309,7 @@ def _req_str(value: Any, path: str, what: str = "a string") -> str:
         return str(value)
     if value is None:
         _fail(f"{what} is required", path)
-    _fail(f"expected {what}, got {json_type(value)}", path)
+    raise DecodeError(f"expected {what}, got {json_type(value)}", path)
 
 
 def _extras(
@@ -322,16 +345,9 @@ def _join(path: str, key: str) -> str:
 
 # -- parts ----------------------------------------------------------------------
 
-_new = object.__new__
 # Hot path: text parts are built without re-running TextPart's checks (the decoder
 # already made sure the text is a str).
-_set_text: Any = TextPart.__dict__["text"].__set__
-
-
-def _text_part(text: str) -> TextPart:
-    p: TextPart = _new(TextPart)
-    _set_text(p, text)
-    return p
+_text_part = text_part
 
 
 def _build(fn: Callable[[], T], prefix: str) -> T:
@@ -473,7 +489,7 @@ def _dec_part(p: Any, allowed: tuple[str, ...], where: str) -> ContentPart:
                 f"{t} parts are not allowed in {where}; expected one of {', '.join(allowed)}",
                 "type",
             )
-        _fail(f"unknown part type (length {len(t)}); expected one of {', '.join(allowed)}", "type")
+        _fail(f"unknown part type {ident(t)}; expected one of {', '.join(allowed)}", "type")
     return _PART_DECODERS[t](p)  # type: ignore[no-any-return]
 
 
@@ -508,86 +524,82 @@ def _dec_text_content(value: Any, where: str) -> str:
 
 
 # -- tool calls ------------------------------------------------------------------
+#
+# A tool call dict decodes as a ToolCall, or as an InvalidToolCall when the model got
+# it wrong: its name breaks the name rule, or its arguments text is not a JSON
+# object (an ``error`` key, written by the encoder, also marks one). An invalid call
+# keeps the raw name and text, so a stored conversation holding one always loads.
+# What is not a tool call at all (not an object, no id, another ``type``) is an error.
+
+# Hot path: the usual call (a str id, a known name, arguments as the text of a flat
+# JSON object, no extras) is read, checked and frozen inline: the C scanner called
+# directly parses the text in ~half the time of json.loads (no whitespace regexes,
+# no Python frame), and a flat object of scalars is frozen in one copy.
 
 
-def _dec_function(fn: Any, path: str) -> tuple[str, FrozenDict, str | None]:
-    """``{"name", "arguments"}`` → (name, frozen arguments, raw JSON text or None)."""
-    if fn.__class__ is not dict and not isinstance(fn, Mapping):
-        _fail(f"expected an object with name and arguments, got {json_type(fn)}", path)
-    name = fn.get("name")
-    try:
-        name = check_tool_name(name, "name")
-    except ValidationError as exc:
-        if name is None:
-            _fail("tool name is required", f"{path}.name")
-        raise _decode_error(exc, path) from None
-    args = fn.get("arguments")
-    if args.__class__ is str or isinstance(args, str):
-        raw = str(args)
-        value = _parse(raw, f"{path}.arguments")
-        if value is _BLANK:
-            return name, EMPTY, None  # some providers send "" for a call without arguments
-        if value.__class__ is not dict:
-            _fail(f"arguments must be a JSON object, got {json_type(value)}", f"{path}.arguments")
-        return name, _mapping(value, f"{path}.arguments"), raw
-    if args is None:
-        return name, EMPTY, None
-    if isinstance(args, Mapping):
-        return name, _mapping(args, f"{path}.arguments"), None
-    _fail(
-        f"arguments must be a JSON object or its text, got {json_type(args)}", f"{path}.arguments"
-    )
-
-
-def _dec_call(c: Any) -> ToolCall:
+def _dec_call(c: Any) -> ToolCall | InvalidToolCall:
     """One tool call dict (paths relative to the call)."""
-    # Hot path: the canonical shape is read inline: a dict with a str id, type
-    # "function" (or none), a valid name, arguments as the text of a JSON object
-    # and no other keys. Anything else, including every error, takes the general
-    # path, which re-reads the call and names the spot. The known-name check, the
-    # freezing of a flat object of scalars and ToolCall._trusted are written out
-    # here: ~1.44 -> ~1.15 us per call (each Python call costs ~60 ns, each slot
-    # store ~45 ns); parsing the arguments text (~0.3 us) is what remains.
-    if c.__class__ is dict:
+    calls, invalid = _dec_calls((c,))
+    return calls[0] if calls else invalid[0]
+
+
+def _call_id_of(cid: object) -> str:
+    if cid is None:
+        _fail("tool call id is required", "id")
+    if not isinstance(cid, str):
+        _fail(f"expected a string, got {json_type(cid)}", "id")
+    if not cid:
+        _fail("tool call id must not be empty", "id")
+    return str(cid)
+
+
+def _text_arguments(cid: str, name: str, raw: str, extras: FrozenDict) -> Any:
+    """A call whose arguments text is not exactly a JSON object: blank, padded or invalid."""
+    try:
+        value = _parse(raw, "function.arguments")
+    except DecodeError as exc:
+        return _invalid(cid, name, raw, exc.message, extras)
+    if value is _BLANK:
+        return tool_call(ToolCall, cid, name, EMPTY, extras, None)  # "" for no arguments
+    if value.__class__ is not dict:
+        return _invalid(
+            cid, name, raw, f"arguments must be a JSON object, got {json_type(value)}", extras
+        )
+    try:
+        frozen = freeze_mapping(value, "arguments")
+    except ValidationError as exc:
+        return _invalid(cid, name, raw, exc.message, extras)
+    return tool_call(ToolCall, cid, name, frozen, extras, raw)
+
+
+def _invalid(
+    cid: str, name: object, args: object, error: object, extras: FrozenDict
+) -> InvalidToolCall:
+    """An invalid call from what the dict holds (its error: given, or found here)."""
+    if name is not None and not isinstance(name, str):
+        _fail(f"expected a string, got {json_type(name)}", "function.name")
+    if args is None:
+        raw = ""
+    elif isinstance(args, str):
+        raw = str(args)
+    else:  # arguments written as a JSON value that is not an object
         try:
-            cid = c["id"]
-            fn = c["function"]
-            name = fn["name"]
-            args = fn["arguments"]
-            if (
-                cid.__class__ is str
-                and cid
-                and fn.__class__ is dict
-                and args.__class__ is str
-                and name.__class__ is str
-                and (len(c) == 2 or (len(c) == 3 and c.get("type") == "function"))  # no extras
-            ):
-                if name not in _KNOWN_NAMES:
-                    check_tool_name(name)
-                value, end = _scan_once(args, 0)
-                if value.__class__ is dict and end == len(args):
-                    for v in value.values():
-                        if v.__class__ not in _SCALARS:
-                            frozen = freeze_mapping(value, "")
-                            break
-                    else:  # keys from the scanner are always str
-                        frozen = FrozenDict(value) if value else EMPTY
-                    call: Any = _new(_BuildingCall)  # see _frozen.mutable_twin
-                    call.id = cid
-                    call.name = name
-                    call.arguments = frozen
-                    call.extras = EMPTY
-                    call._raw = args
-                    call.__class__ = ToolCall
-                    return call  # type: ignore[no-any-return]
-        except Exception:  # any failure: the general path reports it properly
-            pass
-    return _dec_call_general(c)
-
-
-_trusted_call = ToolCall._trusted
-_call_id = attrgetter("id")
-_SCALARS = frozenset((str, int, bool, type(None)))  # frozen as they are (floats are checked)
+            raw = json.dumps(args, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            _fail(
+                f"arguments must be a JSON object or its text, got {json_type(args)}",
+                "function.arguments",
+            )
+    if error is None:
+        if name is None:
+            error = "tool name is required"
+        elif not tool_name_ok(name):
+            error = "invalid tool name; must match ^[A-Za-z0-9_-]{1,64}$"
+        else:
+            error = f"arguments must be a JSON object, got {json_type(args)}"
+    elif not isinstance(error, str):
+        _fail(f"expected a string, got {json_type(error)}", "error")
+    return InvalidToolCall(cid, None if name is None else str(name), raw, str(error), extras)
 
 
 def object_text(text: str) -> FrozenDict | None:
@@ -596,9 +608,7 @@ def object_text(text: str) -> FrozenDict | None:
     For parsers with a general path of their own: None means "take it", and that
     path then accepts the text (e.g. with surrounding whitespace) or reports it.
     """
-    # Hot path: tool arguments in provider responses, as in _dec_call: the C
-    # scanner called directly (~0.33 us for a small object, json.loads ~1 us) and
-    # a flat object of scalars frozen in one copy.
+    # Hot path: tool arguments in provider responses, as in _dec_call.
     try:
         value, end = _scan_once(text, 0)
     except Exception:
@@ -606,7 +616,7 @@ def object_text(text: str) -> FrozenDict | None:
     if value.__class__ is not dict or end != len(text):
         return None
     for v in value.values():
-        if v.__class__ not in _SCALARS:
+        if v.__class__ not in SCALARS:
             try:
                 return freeze_mapping(value, "")
             except Exception:
@@ -614,59 +624,141 @@ def object_text(text: str) -> FrozenDict | None:
     return FrozenDict(value) if value else EMPTY
 
 
-def _dec_call_general(c: Any) -> ToolCall:
-    if c.__class__ is not dict and not isinstance(c, Mapping):
-        _fail(f"expected a tool call object, got {json_type(c)}")
-    cid = c.get("id")
-    if cid.__class__ is not str or not cid:
-        if cid is None:
-            _fail("tool call id is required", "id")
-        if not isinstance(cid, str):
-            _fail(f"expected a string, got {json_type(cid)}", "id")
-        if not cid:
-            _fail("tool call id must not be empty", "id")
-        cid = str(cid)
-    t = c.get("type")
-    if t is not None and t != "function":
-        _fail("unsupported tool call type; expected 'function'", "type")
-    name, arguments, raw = _dec_function(c.get("function"), "function")
-    extras = _extras(c, CALL_KEYS)
-    return _trusted_call(cid, name, arguments, extras, raw)
+def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
+    """A ``tool_calls`` array: (valid calls, invalid calls), ids unique across both.
 
-
-def _dec_calls(value: Any) -> tuple[ToolCall, ...]:
+    Paths in errors are ``tool_calls[i]...`` (a single call decoded by ``_dec_call``
+    is relative to the call).
+    """
     if value.__class__ is not list and not isinstance(value, (list, tuple)):
         _fail(f"expected an array of tool calls, got {json_type(value)}", "tool_calls")
-    # Hot path: a plain loop; map() over a Python function costs ~0.1 us more per
-    # call (no inlined frame). The calls decoded so far give the failing index.
-    out: list[ToolCall] = []
-    append = out.append
+    calls: list[Any] = []
+    invalid: list[Any] = []
+    i = 0
     try:
-        for c in value:
-            append(_dec_call(c))
+        # hot path: the body of the loop is the call decoder itself (no frame per
+        # call, ~60 ns), and the usual call (a str id, a known name, arguments as the
+        # text of a flat JSON object, no other keys) is read with subscripts and
+        # frozen in one copy; everything else is handed to the helpers below.
+        for i, c in enumerate(value):  # noqa: B007  (i names the failing call)
+            if c.__class__ is dict:
+                try:  # subscripts: ~15 ns less each than get
+                    cid = c["id"]
+                    fn = c["function"]
+                except KeyError:
+                    cid, fn = c.get("id"), c.get("function")
+            elif isinstance(c, Mapping):
+                cid, fn = c.get("id"), c.get("function")
+            else:
+                _fail(f"expected a tool call object, got {json_type(c)}")
+            if cid.__class__ is not str or not cid:
+                cid = _call_id_of(cid)
+            if fn.__class__ is not dict and not isinstance(fn, Mapping):
+                _fail(
+                    f"expected an object with name and arguments, got {json_type(fn)}", "function"
+                )
+            n = len(c)
+            if n == 2 or (n == 3 and c.get("type") == "function"):
+                extras = EMPTY  # id, function and maybe type, nothing else
+            else:
+                t = c.get("type")
+                if t is not None and t != "function":
+                    _fail(f"unsupported tool call type {ident(t)}; expected 'function'", "type")
+                extras = _extras(c, CALL_KEYS)
+                error = c.get("error")
+                if error is not None:
+                    invalid.append(
+                        _invalid(cid, fn.get("name"), fn.get("arguments"), error, extras)
+                    )
+                    continue
+            if fn.__class__ is dict and len(fn) == 2:
+                try:
+                    name = fn["name"]
+                    args = fn["arguments"]
+                except KeyError:
+                    name, args = fn.get("name"), fn.get("arguments")
+            else:
+                name, args = fn.get("name"), fn.get("arguments")
+            if name.__class__ is not str or name not in known_tool_name:
+                if not tool_name_ok(name):
+                    invalid.append(_invalid(cid, name, args, None, extras))
+                    continue
+                name = str(name)
+            if args.__class__ is str:
+                try:
+                    value_, end = _scan_once(args, 0)
+                except Exception:
+                    value_ = end = None
+                if value_.__class__ is dict and end == len(args):
+                    for v in value_.values():
+                        if v.__class__ not in SCALARS:
+                            break
+                    else:  # keys from the scanner are always str
+                        frozen = FrozenDict(value_) if value_ else EMPTY
+                        calls.append(tool_call(ToolCall, cid, name, frozen, extras, args))
+                        continue
+                    try:  # nested values, or what JSON cannot hold (1e999 is inf)
+                        frozen = freeze_mapping(value_, "arguments")
+                    except ValidationError as exc:
+                        call: Any = _invalid(cid, name, args, exc.message, extras)
+                    else:
+                        call = tool_call(ToolCall, cid, name, frozen, extras, args)
+                else:
+                    call = _text_arguments(cid, name, args, extras)
+            elif args is None:
+                call = tool_call(ToolCall, cid, name, EMPTY, extras, None)
+            elif isinstance(args, str):
+                call = _text_arguments(cid, name, str(args), extras)
+            elif isinstance(args, Mapping):
+                call = tool_call(
+                    ToolCall, cid, name, _mapping(args, "function.arguments"), extras, None
+                )
+            else:
+                call = _invalid(cid, name, args, None, extras)
+            (calls if call.__class__ is ToolCall else invalid).append(call)
     except DecodeError as exc:
-        raise exc.at(f"tool_calls[{len(out)}]") from None
-    calls = tuple(out)
-    n = len(calls)
-    if n > 1 and (calls[0].id == calls[1].id if n == 2 else len(set(map(_call_id, calls))) != n):
-        seen: set[str] = set()
-        for i, call in enumerate(calls):
-            if call.id in seen:
-                _fail("duplicate tool call id within the message", f"tool_calls[{i}].id")
-            seen.add(call.id)
-    return calls
+        if value.__class__ is tuple and len(value) == 1:
+            raise  # a single call (_dec_call): paths relative to it
+        raise exc.at(f"tool_calls[{i}]") from None
+    n = len(calls) + len(invalid)
+    if n > 1:
+        if invalid:
+            unique = len({c.id for c in calls} | {c.id for c in invalid}) == n
+        elif n == 2:
+            unique = calls[0].id != calls[1].id
+        else:
+            unique = len({c.id for c in calls}) == n
+        if not unique:
+            _duplicate_ids(value)
+    return tuple(calls), tuple(invalid)
 
 
-def _legacy_call(d: Mapping[str, Any]) -> ToolCall:
+def _duplicate_ids(value: Any) -> None:
+    seen: set[str] = set()
+    for i, c in enumerate(value):
+        cid = c.get("id")
+        if cid in seen:
+            _fail(f"duplicate tool call id {ident(cid)} within the message", f"tool_calls[{i}].id")
+        seen.add(cid)
+
+
+def _legacy_call(d: Mapping[str, Any]) -> ToolCall | InvalidToolCall:
+    """The one call of a legacy ``function_call``; its id is derived from the message."""
     fc = d.get("function_call")
-    name, arguments, raw = _dec_function(fc, "function_call")
-    import hashlib  # slow path only: legacy input
-
-    text = raw if raw is not None else json.dumps(arguments, sort_keys=True)
+    if fc.__class__ is not dict and not isinstance(fc, Mapping):
+        _fail(f"expected an object with name and arguments, got {json_type(fc)}", "function_call")
+    name = fc.get("name")
+    args = fc.get("arguments")
     mid = d.get("id")
-    seed = "\x1f".join((mid if isinstance(mid, str) else "", name, text))
-    digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return ToolCall._trusted(f"call_{digest}", name, arguments, EMPTY, raw)
+    if isinstance(args, str) or args is None:
+        text = "" if args is None else str(args)
+    else:
+        text = json.dumps(plain(args), sort_keys=True) if isinstance(args, Mapping) else repr(args)
+    cid = derive_call_id(DERIVED_ID_PREFIX, mid if isinstance(mid, str) else "", str(name), text)
+    try:
+        return _dec_call({"id": cid, "function": fc})
+    except DecodeError as exc:
+        raise exc.at("function_call") from None
 
 
 def _unexpected(exc: Exception) -> DecodeError:
@@ -709,6 +801,11 @@ def tool_call_to_dict(c: ToolCall) -> dict[str, Any]:
     return _enc_call(c)
 
 
+def invalid_call_to_dict(c: InvalidToolCall) -> dict[str, Any]:
+    """An InvalidToolCall as a ``tool_calls`` entry: raw name and text, and its ``error``."""
+    return _enc_invalid(c)
+
+
 @overload
 def part_from_dict(d: Any) -> ContentPart: ...
 
@@ -730,5 +827,13 @@ def part_from_dict(d: Any, cls: type[Any] | None = None) -> Any:
 
 
 def tool_call_from_dict(d: Any) -> ToolCall:
-    """Decode ``{"id", "type"?, "function": {"name", "arguments"}}`` (extra keys: extras)."""
-    return _guarded(_dec_call, d)  # type: ignore[no-any-return]
+    """Decode ``{"id", "type"?, "function": {"name", "arguments"}}`` (extra keys: extras).
+
+    A malformed call (bad name, arguments that are not a JSON object) is a
+    DecodeError here; in a message's ``tool_calls`` it becomes an InvalidToolCall.
+    """
+    call = _guarded(_dec_call, d)
+    if call.__class__ is not ToolCall:
+        where = "function.name" if not tool_name_ok(call.name) else "function.arguments"
+        raise DecodeError(call.error, where)
+    return call

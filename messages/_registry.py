@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import _thread
 from collections.abc import Callable, Mapping
-from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any, overload
 
+from ._lazy import LazyModule
 from ._message import (
     AssistantMessage,
     DeveloperMessage,
@@ -28,6 +28,7 @@ from ._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
+    builtin_base,
 )
 from ._role import MessageRole
 from .errors import ValidationError
@@ -39,16 +40,6 @@ __all__ = ["MessageRegistry", "Predicate", "default_registry", "has_tool_calls"]
 
 Predicate = Callable[[Mapping[str, Any]], bool]
 """Decides from the raw dict whether a candidate class should decode it."""
-
-#: The built-in classes, most specific first (ToolCallMessage before AssistantMessage).
-BUILTIN_CLASSES: tuple[type[Message], ...] = (
-    SystemMessage,
-    DeveloperMessage,
-    UserMessage,
-    ToolCallMessage,
-    AssistantMessage,
-    ToolResultMessage,
-)
 
 # One table entry: (fallback class, ((class, predicate), ...) tried in order first).
 # Hot path: single-class roles have an empty predicate tuple, so decoding them is
@@ -67,14 +58,6 @@ def _no_tool_calls(d: Mapping[str, Any]) -> bool:
 
 def _always(d: Mapping[str, Any]) -> bool:
     return True
-
-
-def builtin_base(cls: type) -> type[Message] | None:
-    """The nearest built-in message class ``cls`` derives from, or None."""
-    for base in cls.__mro__:
-        if base in BUILTIN_CLASSES:
-            return base
-    return None
 
 
 def _default_predicate(base: type[Message]) -> Predicate:
@@ -243,19 +226,14 @@ def _check_class(cls: object, role: MessageRole) -> type[Message]:
         raise ValidationError(
             f"{cls.__name__} has role {base.role.value}, not {role.value}", "role"
         )
-    if is_dataclass(cls):
-        added = sorted({f.name for f in fields(cls)} - {f.name for f in fields(base)})
-        if added:
-            raise ValidationError(
-                f"{cls.__name__} adds fields ({', '.join(added)}) that the codec cannot "
-                "round-trip; keep extra state in metadata or extras",
-                "cls",
-            )
     return base
 
 
 default_registry: MessageRegistry = MessageRegistry()
 """The registry ``from_dict`` / ``from_json`` / ``Message.from_dict`` use unless given another."""
 
-# At the bottom on purpose: _codec imports this module at its top (import-cycle safe).
-from . import _codec  # noqa: E402
+# The codec imports this module; this one reaches the codec on first use (no cycle).
+if TYPE_CHECKING:
+    from . import _codec
+else:
+    _codec = LazyModule("._codec", __package__, globals(), "_codec")

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ._build import tool_call
+from ._fields import tool_name_ok
 from ._frozen import EMPTY, freeze
+from ._ids import DERIVED_ID_PREFIX, derive_call_id
 from ._json import loads
 from ._lazy import LazyModule
-from ._tool_call import _NAME_RE, InvalidToolCall, ToolCall
+from ._tool_call import InvalidToolCall, ToolCall
 from .errors import DecodeError, ValidationError
 
 TYPE_CHECKING = False
@@ -130,16 +133,15 @@ class ToolCallAccumulator:
         for index in sorted(self._slots):
             slot = self._slots[index]
             raw = "".join(slot.chunks)
+            extras = freeze(slot.extras) if slot.extras else EMPTY
             call_id = slot.id
             if not call_id and callable(id_for):
                 call_id = id_for(index, slot.name)
-            if not slot.name or _NAME_RE.fullmatch(slot.name) is None:
-                invalid.append(
-                    InvalidToolCall(call_id, slot.name, raw, "missing or invalid tool name")
-                )
-                continue
-            if not call_id:
-                invalid.append(InvalidToolCall(None, slot.name, raw, "missing tool call id"))
+            if not call_id:  # derived from the call, so the same stream gives the same id
+                call_id = derive_call_id(DERIVED_ID_PREFIX, "stream", index, slot.name or "", raw)
+            if not slot.name or not tool_name_ok(slot.name):
+                error = "tool name is required" if not slot.name else "invalid tool name"
+                invalid.append(InvalidToolCall(call_id, slot.name, raw, error, extras))
                 continue
             text = raw if raw.strip() else "{}"
             try:
@@ -148,10 +150,9 @@ class ToolCallAccumulator:
                     raise DecodeError("arguments are not a JSON object", "arguments")
                 frozen = freeze(value, "arguments")
             except (DecodeError, ValidationError) as exc:
-                invalid.append(InvalidToolCall(call_id, slot.name, raw, exc.message))
+                invalid.append(InvalidToolCall(call_id, slot.name, raw, exc.message, extras))
                 continue
-            extras = freeze(slot.extras) if slot.extras else EMPTY
-            calls.append(ToolCall._trusted(call_id, slot.name, frozen, extras, raw or None))
+            calls.append(tool_call(ToolCall, call_id, slot.name, frozen, extras, raw or None))
         return tuple(calls), tuple(invalid)
 
     def tool_calls(self) -> tuple[ToolCall, ...]:

@@ -18,7 +18,7 @@ Formula (every division rounds up)::
 
 from __future__ import annotations
 
-from ._message import Message, ToolCallMessage, ToolResultMessage, aux_of
+from ._message import Message, ToolCallMessage, ToolResultMessage
 from ._parts import ReasoningPart, TextPart
 
 __all__ = ["MEDIA_PART_TOKENS", "MESSAGE_OVERHEAD", "TOOL_CALL_OVERHEAD", "estimate_tokens"]
@@ -46,8 +46,7 @@ def _extra_of(cls: type) -> int:
 def estimate_tokens(message: Message) -> int:
     """Estimate the tokens of one message: ~4 characters per token plus fixed overheads."""
     # hot path: truncate() calls this once per message. A per-class dict says what to
-    # count besides the content, and the name is read from the raw aux slot (None
-    # for most messages) instead of through its descriptor (~4x slower).
+    # count besides the content.
     cls = message.__class__
     extra = _EXTRA.get(cls)
     if extra is None:
@@ -68,9 +67,12 @@ def estimate_tokens(message: Message) -> int:
     if extra == 1:
         for call in message.tool_calls:
             tokens += TOOL_CALL_OVERHEAD + (len(call.name) + len(call.arguments_json) + 3) // 4
+        for bad in message.invalid_tool_calls:
+            written = bad.name or ""
+            tokens += TOOL_CALL_OVERHEAD + (len(written) + len(bad.raw_arguments) + 3) // 4
     elif extra == 2:
         tokens += (len(message.tool_call_id) + 3) // 4  # type: ignore[attr-defined]
-    aux = aux_of(message)
-    if aux is not None and aux[0]:
-        tokens += (len(aux[0]) + 3) // 4
+    name = message.name
+    if name:
+        tokens += (len(name) + 3) // 4
     return tokens

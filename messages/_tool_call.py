@@ -4,57 +4,42 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType, MethodType
 
 from . import _json
-from ._frozen import (
-    _SCALARS,
-    EMPTY,
-    FrozenDict,
-    freeze_mapping,
-    support_own_init,
-    thaw,
-    twin_of,
+from ._build import tool_call_init
+from ._fields import (
+    check_arguments,
+    check_id,
+    check_mapping,
+    check_opt_str,
+    check_str,
+    check_tool_name,
+    known_tool_name,
 )
+from ._frozen import EMPTY, FrozenDict, thaw
 from ._lazy import LazyModule
-from .errors import DecodeError, ValidationError
+from .errors import ValidationError, ident
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     T = TypeVar("T")
-    _TC = TypeVar("_TC", bound="ToolCall")
 
 __all__ = ["InvalidToolCall", "ToolCall", "check_tool_name"]
 
-
-_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_name_ok = _NAME_RE.fullmatch
+_KNOWN_NAMES = known_tool_name  # the names already found valid (see _fields)
 
 
-# Hot path: agents call the same few tools over and over, so names already found
-# valid are remembered (bounded) and checked with one set lookup (~13 ns) instead
-# of the regular expression (~120 ns).
-_KNOWN_NAMES: set[str] = set()
-_KNOWN_MAX = 4096
+def _call_id(value: object) -> str:
+    return check_id(value, "id")
 
 
-def check_tool_name(name: object, path: str = "name") -> str:
-    """Return ``name`` if it is a valid tool name (``^[A-Za-z0-9_-]{1,64}$``)."""
-    if type(name) is not str:
-        raise ValidationError(f"expected str, got {type(name).__name__}", path)
-    if name in _KNOWN_NAMES:
-        return name
-    if _name_ok(name) is None:
-        problem = "name is empty" if not name else f"invalid tool name (length {len(name)})"
-        raise ValidationError(f"{problem}; must match ^[A-Za-z0-9_-]{{1,64}}$", path)
-    if len(_KNOWN_NAMES) < _KNOWN_MAX:
-        _KNOWN_NAMES.add(name)
-    return name
+def _extras(value: object) -> FrozenDict:
+    return check_mapping(value, "extras")
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False)
@@ -69,11 +54,12 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: Mapping[str, Any]
-    extras: Mapping[str, Any]
-    _raw: str | None = field(init=False, compare=False)
+    arguments: Mapping[str, Any] = field(default=EMPTY, repr=False)
+    extras: Mapping[str, Any] = field(default=EMPTY, repr=False)
+    # The arguments text: the one received, or made on first read of arguments_json.
+    _raw: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    if TYPE_CHECKING:  # the signature type checkers show for super().__init__(...)
+    if TYPE_CHECKING:
 
         def __init__(
             self,
@@ -83,66 +69,26 @@ class ToolCall:
             extras: Mapping[str, Any] | None = None,
         ) -> None: ...
 
-    def __new__(
-        cls: type[_TC],
-        id: str,
-        name: str,
-        arguments: Mapping[str, Any] | str = EMPTY,
-        extras: Mapping[str, Any] | None = None,
-    ) -> _TC:
-        # Hot path: no keyword-only parameters; their defaults are looked up in a
-        # dict on every call (~50 ns), positional defaults come from a tuple. The
-        # call is built in __new__ on a mutable twin (see _frozen.mutable_twin) and
-        # the class keeps object.__init__: ~600 -> ~300 ns per call.
-        if type(id) is not str or not id:
-            raise ValidationError(
-                "must be a non-empty str"
-                if type(id) is str
-                else f"expected str, got {type(id).__name__}",
-                "id",
-            )
-        if type(name) is not str or name not in _KNOWN_NAMES:
-            check_tool_name(name)
-        raw: str | None = None
-        frozen: Any = None
-        if type(arguments) is dict:
-            # Hot path: a flat dict of scalars is copied after one scan, inline
-            # (saves the freeze_mapping call, ~70 ns).
-            for k, v in arguments.items():
-                if type(k) is not str or type(v) not in _SCALARS:
-                    break
-            else:
-                frozen = FrozenDict(arguments) if arguments else EMPTY
-        elif arguments is EMPTY:
-            frozen = EMPTY
-        elif type(arguments) is str or isinstance(arguments, str):
-            raw = str(arguments)
-            try:
-                arguments = _json.loads_object(raw, "arguments")
-            except DecodeError as exc:
-                raise ValidationError(exc.message, "arguments") from None
-        if frozen is None:
-            frozen = freeze_mapping(arguments, "arguments")
-        ex = EMPTY if extras is None else freeze_mapping(extras, "extras")
-        self = _new(_Building if cls is ToolCall else _twin_of(cls))
-        self.id = id
-        self.name = name
-        self.arguments = frozen
-        self.extras = ex
-        self._raw = raw
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+    else:
+        # hot path: positional parameters with defaults (keyword-only ones cost a
+        # dict lookup each per call, ~50 ns); see _build for the stores
+        __init__ = tool_call_init(_call_id, _KNOWN_NAMES, check_tool_name, check_arguments, _extras)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Not zero-argument super(): slots=True makes a new class, unknown to the cell.
-        super(ToolCall, cls).__init_subclass__(**kwargs)
-        support_own_init(cls, _CONCRETE)
+    def __post_init__(self) -> None:
+        store = object.__setattr__
+        store(self, "id", _call_id(self.id))
+        store(self, "name", check_tool_name(self.name))
+        frozen, raw = check_arguments(self.arguments)
+        store(self, "arguments", frozen)
+        store(self, "_raw", raw)
+        store(self, "extras", _extras(self.extras))
 
     @property
     def arguments_json(self) -> str:
         """The arguments as a compact JSON string (the original string when decoded from one)."""
         raw = self._raw
         if raw is None:
+            # a cache filled on first read (equal text in every thread that fills it)
             raw = _json.dumps_compact(self.arguments)
             _set_raw(self, raw)
         return raw
@@ -157,7 +103,7 @@ class ToolCall:
 
     def with_arguments(self, arguments: Mapping[str, Any] | str) -> ToolCall:
         """Return a copy with other arguments."""
-        return ToolCall(self.id, self.name, arguments, extras=self.extras)
+        return dataclasses.replace(self, arguments=arguments)  # type: ignore[arg-type]  # text too
 
     def to_dict(self) -> dict[str, Any]:
         """This call as ``{"id", "type": "function", "function": {"name", "arguments"}}`` plus extras."""
@@ -169,55 +115,47 @@ class ToolCall:
         return _part_codec.tool_call_from_dict(d)
 
     def __repr__(self) -> str:
-        return f"ToolCall(id={self.id!r}, name={self.name!r}, arguments={len(self.arguments)} keys)"
-
-    @classmethod
-    def _trusted(
-        cls,
-        id: str,
-        name: str,
-        arguments: FrozenDict,
-        extras: FrozenDict,
-        raw: str | None,
-    ) -> ToolCall:
-        """Build without validation (decoders that already validated use this)."""
-        self = _new(_Building if cls is ToolCall else _twin_of(cls))
-        self.id = id
-        self.name = name
-        self.arguments = arguments
-        self.extras = extras
-        self._raw = raw
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            ToolCall._trusted,
-            (self.id, self.name, self.arguments, self.extras, self._raw),
-        )
+        return f"{type(self).__name__}(id={ident(self.id)}, name={ident(self.name)}, arguments={len(self.arguments)} keys)"
 
 
-# The raw-arguments cache is filled on first read (arguments_json), past the frozen
-# __setattr__; building stores on a mutable twin (see _frozen.mutable_twin).
 _set_raw: Any = ToolCall.__dict__["_raw"].__set__
-_new = object.__new__
-_CONCRETE = frozenset((ToolCall,))
-_Building: Any = twin_of(ToolCall)
-_twin_of = twin_of
+raw_arguments: Callable[[ToolCall], str | None] = ToolCall.__dict__["_raw"].__get__
+"""The arguments text a call was built from, or made by ``arguments_json``; None before."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class InvalidToolCall:
-    """A tool call whose arguments are not a JSON object; the raw text is kept, never repaired."""
+    """A tool call the model got wrong, kept as written and never repaired.
 
-    id: str | None
+    ``raw_arguments`` is the arguments text as received (not a JSON object, or not
+    JSON at all); ``name`` the name as received (None when there was none), which
+    may break the name rule; ``error`` says what is wrong, without the content.
+    ``id`` is the wire's id, or one derived from the call when the wire gave none.
+    ``extras`` keeps provider-opaque state of the call, as for ToolCall.
+    Answer it like a valid call: ``ToolResult.error(call.id, "...")``.
+    """
+
+    id: str
     name: str | None
-    raw_arguments: str
+    raw_arguments: str = field(repr=False)
     error: str
+    extras: Mapping[str, Any] = field(default=EMPTY, repr=False)
+
+    def __post_init__(self) -> None:
+        store = object.__setattr__
+        store(self, "id", _call_id(self.id))
+        store(self, "name", check_opt_str(self.name, "name"))
+        store(self, "raw_arguments", check_str(self.raw_arguments, "raw_arguments"))
+        store(self, "error", check_str(self.error, "error"))
+        store(self, "extras", _extras(self.extras))
+
+    def to_dict(self) -> dict[str, Any]:
+        """This call as a canonical ``tool_calls`` entry: the raw name and arguments text."""
+        return _part_codec.invalid_call_to_dict(self)
 
     def __repr__(self) -> str:
         return (
-            f"InvalidToolCall(id={self.id!r}, name={self.name!r}, "
+            f"InvalidToolCall(id={ident(self.id)}, name={ident(self.name) if self.name is not None else None}, "
             f"raw_len={len(self.raw_arguments)}, error={self.error!r})"
         )
 

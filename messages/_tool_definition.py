@@ -53,25 +53,6 @@ class ToolDefinition:
         object.__setattr__(self, "parameters", params)
         object.__setattr__(self, "_wire", strict_schema(params) if self.strict else params)
 
-    @classmethod
-    def _trusted(
-        cls, name: str, description: str, parameters: FrozenDict, strict: bool
-    ) -> ToolDefinition:
-        """Build without validation from parts that were validated before (unpickling)."""
-        self = object.__new__(cls)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "parameters", parameters)
-        object.__setattr__(self, "strict", strict)
-        object.__setattr__(self, "_wire", strict_schema(parameters) if strict else parameters)
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            ToolDefinition._trusted,
-            (self.name, self.description, self.parameters, self.strict),
-        )
-
     def __repr__(self) -> str:
         props = self.parameters.get("properties")
         count = len(props) if isinstance(props, Mapping) else 0

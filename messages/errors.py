@@ -8,6 +8,10 @@ tool results are untrusted and may be secret.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 __all__ = [
     "DecodeError",
     "MessageError",
@@ -15,7 +19,13 @@ __all__ = [
     "StorageError",
     "UnknownIdError",
     "ValidationError",
+    "ident",
+    "reject",
+    "undecodable",
 ]
+
+#: Identifiers shown in an error are cut to this many characters.
+IDENT_MAX = 64
 
 
 class MessageError(ValueError):
@@ -105,8 +115,32 @@ class UnknownIdError(MessageError, KeyError):
     """
 
     def __init__(self, message_id: str) -> None:
-        super().__init__(f"no message has id {message_id!r}", "id")
+        super().__init__(f"no message has id {ident(message_id)}", "id")
         self.message_id = message_id
 
     def __reduce__(self) -> tuple[type[UnknownIdError], tuple[str]]:  # type: ignore[override]
         return (type(self), (self.message_id,))
+
+
+def ident(value: object) -> str:
+    """An identifier (role, tool name, id, type tag, key) as it may appear in an error.
+
+    Quoted and escaped like ``repr`` (control characters never reach a terminal raw)
+    and cut to 64 characters, with ``...`` when it was longer. Only identifiers go
+    through here: content, argument values and results never appear in errors.
+    """
+    if not isinstance(value, str):
+        return f"<{type(value).__name__}>"
+    if len(value) > IDENT_MAX:
+        return repr(str(value[:IDENT_MAX])) + "..."
+    return repr(str(value))
+
+
+def reject(message: str, path: str = "") -> NoReturn:
+    """Raise a ValidationError: a value object refused what it was given at ``path``."""
+    raise ValidationError(message, path)
+
+
+def undecodable(message: str, path: str = "") -> NoReturn:
+    """Raise a DecodeError: input at ``path`` could not be decoded."""
+    raise DecodeError(message, path)

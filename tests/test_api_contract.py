@@ -638,7 +638,17 @@ def test_tool_call_repr_has_no_arguments() -> None:
 def test_tool_call_bad_json_error_has_no_content() -> None:
     _raises_clean(ValidationError, lambda: ToolCall("c", "f", '{"a": "' + SECRET + '"'))
     _raises_clean(ValidationError, lambda: ToolCall("c", "f", "[" + json.dumps(SECRET) + "]"))
-    _raises_clean(ValidationError, lambda: ToolCall("c", "f " + SECRET))
+
+
+def test_a_bad_tool_name_is_named_quoted_and_cut() -> None:
+    # identifiers may appear in errors (API.md), escaped and cut to 64 characters
+    with pytest.raises(ValidationError) as info:
+        ToolCall("c", "get weather")
+    assert "'get weather'" in str(info.value)
+    with pytest.raises(ValidationError) as info:
+        ToolCall("c", "\x1b[2J" + "n" * 100)
+    assert "'\\x1b[2J" + "n" * 60 + "'..." in str(info.value)
+    assert "\x1b" not in str(info.value)
 
 
 # =====================================================================================
@@ -955,8 +965,10 @@ def test_invalid_tool_call_fields_positional() -> None:
     bad = InvalidToolCall("c1", "f", "{x", "invalid JSON")
     assert (bad.id, bad.name, bad.raw_arguments, bad.error) == ("c1", "f", "{x", "invalid JSON")
     hash(bad)
-    none_ids = InvalidToolCall(None, None, "", "e")
-    assert none_ids.id is None
+    no_name = InvalidToolCall("c2", None, "", "e")
+    assert no_name.name is None
+    with pytest.raises(ValidationError):
+        InvalidToolCall(None, None, "", "e")  # type: ignore[arg-type]  # an id is required
 
 
 def test_invalid_tool_call_repr_hides_raw() -> None:
@@ -1074,8 +1086,8 @@ def test_equality_and_hash_ignore_id_and_created_at() -> None:
     )
     assert a != UserMessage("ho", id="a", created_at=t1, name="n", metadata={"k": 1})
     # different classes with the same text are not equal
-    assert SystemMessage("x") != DeveloperMessage("x")
-    assert AssistantMessage("x") != UserMessage("x")
+    assert SystemMessage("x") != DeveloperMessage("x")  # type: ignore[comparison-overlap]
+    assert AssistantMessage("x") != UserMessage("x")  # type: ignore[comparison-overlap]
 
 
 def test_metadata_and_extras_deeply_immutable() -> None:
@@ -3387,22 +3399,7 @@ def test_provider_parsers_structured_nasty_only_decode_error(name: str) -> None:
     "d",
     [
         {"role": "user", "content": 5, "x": SECRET},
-        {"role": SECRET, "content": "x"},
-        {"role": "user", "content": [{"type": SECRET}]},
-        {
-            "role": "assistant",
-            "tool_calls": [{"id": "c", "function": {"name": SECRET + " x", "arguments": "{}"}}],
-        },
-        {
-            "role": "assistant",
-            "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": '{"a": "' + SECRET}}],
-        },
-        {
-            "role": "assistant",
-            "tool_calls": [
-                {"id": "c", "function": {"name": "f", "arguments": json.dumps([SECRET])}}
-            ],
-        },
+        {"role": "assistant", "tool_calls": [{"id": "c", "function": SECRET}]},
         {"role": "user", "content": "x", "created_at": SECRET},
         {"role": "user", "content": "x", "metadata": {"k": [SECRET, float("nan")]}},
         {"role": "tool", "content": SECRET},
@@ -3418,6 +3415,35 @@ def test_decode_errors_never_contain_content(d: dict[str, Any]) -> None:
     with pytest.raises(DecodeError) as info2:
         from_json(json.dumps(d))
     assert SECRET not in str(info2.value)
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        {"role": SECRET, "content": "x"},
+        {"role": "user", "content": [{"type": SECRET}]},
+    ],
+)
+def test_decode_errors_may_name_an_identifier_quoted(d: dict[str, Any]) -> None:
+    with pytest.raises(DecodeError) as info:
+        from_dict(d)
+    assert f"'{SECRET}'" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        ({"id": "c", "function": {"name": SECRET + " x", "arguments": "{}"}}, SECRET + " x"),
+        ({"id": "c", "function": {"name": "f", "arguments": '{"a": "' + SECRET}}, "f"),
+        ({"id": "c", "function": {"name": "f", "arguments": json.dumps([SECRET])}}, "f"),
+    ],
+)
+def test_a_malformed_stored_call_loads_as_an_invalid_call(call: dict[str, Any], name: str) -> None:
+    m = from_dict({"role": "assistant", "tool_calls": [call]})
+    assert isinstance(m, ToolCallMessage)
+    (bad,) = m.invalid_tool_calls
+    assert bad.name == name and bad.raw_arguments == call["function"]["arguments"]
+    assert SECRET not in bad.error and SECRET not in repr(m)
 
 
 def test_from_json_bad_text_error_has_no_content() -> None:

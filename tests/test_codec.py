@@ -35,6 +35,7 @@ from messages import (
     UserMessage,
     ValidationError,
     _codec,
+    _timestamps,
     from_dict,
     from_json,
     to_dict,
@@ -505,7 +506,7 @@ def test_created_at_with_any_offset_is_normalised_to_utc(text: str, expected: da
     m = dec({"role": "user", "content": "x", "created_at": text})
     assert m.created_at == expected
     assert m.created_at.tzinfo is UTC
-    assert encode(m)["created_at"] == _codec.iso_utc(expected)
+    assert encode(m)["created_at"] == _timestamps.iso_utc(expected)
 
 
 def test_created_at_as_an_aware_datetime_is_accepted() -> None:
@@ -517,10 +518,10 @@ def test_created_at_as_an_aware_datetime_is_accepted() -> None:
 
 def test_z_suffix_fallback_for_python_3_10() -> None:
     # Python 3.10's fromisoformat has no "Z"; the fallback rewrites it.
-    assert _codec._fromiso_z("2025-01-02T03:04:05.000006Z", "created_at") == T0
-    assert _codec._fromiso_z("2025-01-02T03:04:05.000006z", "created_at") == T0
+    assert _timestamps._fromiso_z("2025-01-02T03:04:05.000006Z", "created_at") == T0
+    assert _timestamps._fromiso_z("2025-01-02T03:04:05.000006z", "created_at") == T0
     with pytest.raises(DecodeError) as e:
-        _codec._fromiso_z("not a time", "created_at")
+        _timestamps._fromiso_z("not a time", "created_at")
     assert e.value.path == "created_at"
 
 
@@ -535,14 +536,14 @@ def test_z_suffix_fallback_for_python_3_10() -> None:
     ],
 )
 def test_iso_utc_format(dt: datetime) -> None:
-    text = _codec.iso_utc(dt)
+    text = _timestamps.iso_utc(dt)
     u = dt.astimezone(UTC)
     assert text == (
         f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}"
         f".{u.microsecond:06d}Z"
     )
-    assert text == _codec._format_iso(dt)  # the cache gives what formatting gives
-    assert _codec.parse_created_at(text) == dt
+    assert text == _timestamps._format_iso(dt)  # the cache gives what formatting gives
+    assert _timestamps.parse_created_at(text) == dt
 
 
 def test_null_optional_fields_count_as_absent() -> None:
@@ -689,7 +690,7 @@ REFUSED: list[tuple[str, Any, str, str]] = [
     ("not an object", 5, "", "expected a message object or an array"),
     ("no role", {"content": "x"}, "role", "role is required"),
     ("role not a string", {"role": 3, "content": "x"}, "role", "role must be a string"),
-    ("unknown role", {"role": "wizard", "content": "x"}, "role", "unknown role (length 6)"),
+    ("unknown role", {"role": "wizard", "content": "x"}, "role", "unknown role 'wizard'"),
     ("user without content", {"role": "user"}, "content", "content is required"),
     (
         "system with a number",
@@ -713,7 +714,7 @@ REFUSED: list[tuple[str, Any, str, str]] = [
         "unknown part type",
         {"role": "user", "content": [{"type": "video"}]},
         "content[0].type",
-        "unknown part type (length 5)",
+        "unknown part type 'video'",
     ),
     (
         "part type missing",
@@ -797,64 +798,10 @@ REFUSED: list[tuple[str, Any, str, str]] = [
         "expected an object with name and arguments",
     ),
     (
-        "tool name missing",
-        {"role": "assistant", "tool_calls": [{"id": "c", "function": {}}]},
-        "tool_calls[0].function.name",
-        "tool name is required",
-    ),
-    (
-        "tool name invalid",
-        {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "a b"}}]},
-        "tool_calls[0].function.name",
-        "invalid tool name (length 3)",
-    ),
-    (
-        "arguments not JSON",
-        {
-            "role": "assistant",
-            "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{"}}],
-        },
-        "tool_calls[0].function.arguments",
-        "invalid JSON",
-    ),
-    (
-        "arguments a JSON array",
-        {
-            "role": "assistant",
-            "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "[1]"}}],
-        },
-        "tool_calls[0].function.arguments",
-        "arguments must be a JSON object, got array",
-    ),
-    (
-        "arguments a number",
-        {
-            "role": "assistant",
-            "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": 3}}],
-        },
-        "tool_calls[0].function.arguments",
-        "arguments must be a JSON object or its text",
-    ),
-    (
-        "arguments overflow to infinity",
-        {
-            "role": "assistant",
-            "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": '{"x": 1e999}'}}],
-        },
-        "tool_calls[0].function.arguments.x",
-        "non-finite",
-    ),
-    (
         "duplicate call ids",
         {"role": "assistant", "tool_calls": [GOOD_CALL, GOOD_CALL]},
         "tool_calls[1].id",
         "duplicate tool call id",
-    ),
-    (
-        "bad legacy function_call",
-        {"role": "assistant", "function_call": {"name": "f", "arguments": "[]"}},
-        "function_call.arguments",
-        "must be a JSON object",
     ),
     (
         "tool without call id",
@@ -950,13 +897,10 @@ REFUSED: list[tuple[str, Any, str, str]] = [
             {"role": "user", "content": "x"},
             {"role": "user", "content": "x"},
             {"role": "user", "content": "x"},
-            {
-                "role": "assistant",
-                "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{"}}],
-            },
+            {"role": "assistant", "tool_calls": [{"id": "c", "function": "f"}]},
         ],
-        "[3].tool_calls[0].function.arguments",
-        "invalid JSON",
+        "[3].tool_calls[0].function",
+        "expected an object with name and arguments",
     ),
 ]
 
@@ -972,10 +916,92 @@ def test_refused_input_names_the_path(value: Any, path: str, fragment: str) -> N
     assert type(e.value) is DecodeError
 
 
+# A malformed call (a bad name, arguments that are not a JSON object) is not a reason
+# to refuse the conversation: it decodes as an InvalidToolCall holding what was
+# written, and the message keeps it (API.md "Invalid tool calls travel with the message").
+MALFORMED_CALLS = [
+    ("tool name missing", {"id": "bad", "function": {}}, None, "", "tool name is required"),
+    (
+        "tool name invalid",
+        {"id": "bad", "function": {"name": "a b"}},
+        "a b",
+        "",
+        "invalid tool name",
+    ),
+    (
+        "arguments not JSON",
+        {"id": "bad", "function": {"name": "f", "arguments": "{"}},
+        "f",
+        "{",
+        "invalid JSON",
+    ),
+    (
+        "arguments a JSON array",
+        {"id": "bad", "function": {"name": "f", "arguments": "[1]"}},
+        "f",
+        "[1]",
+        "arguments must be a JSON object, got array",
+    ),
+    (
+        "arguments a number",
+        {"id": "bad", "function": {"name": "f", "arguments": 3}},
+        "f",
+        "3",
+        "arguments must be a JSON object, got number",
+    ),
+    (
+        "arguments overflow to infinity",
+        {"id": "bad", "function": {"name": "f", "arguments": '{"x": 1e999}'}},
+        "f",
+        '{"x": 1e999}',
+        "non-finite",
+    ),
+    (
+        "truncated arguments",
+        {"id": "bad", "function": {"name": "get_weather", "arguments": '{"city": "Par'}},
+        "get_weather",
+        '{"city": "Par',
+        "invalid JSON",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "name", "raw", "fragment"),
+    [r[1:] for r in MALFORMED_CALLS],
+    ids=[r[0] for r in MALFORMED_CALLS],
+)
+def test_a_malformed_call_decodes_as_an_invalid_call(
+    call: dict[str, Any], name: str | None, raw: str, fragment: str
+) -> None:
+    m = dec({"role": "assistant", "content": "ok", "tool_calls": [call, GOOD_CALL]})
+    assert type(m) is ToolCallMessage
+    assert m.tool_calls == (ToolCall.from_dict(GOOD_CALL),)
+    (bad,) = m.invalid_tool_calls
+    assert (bad.id, bad.name, bad.raw_arguments) == ("bad", name, raw)
+    assert fragment in bad.error
+    again = dec(encode(m))  # the raw text and the error come back as they were
+    same(again, m)
+    assert again.invalid_tool_calls == m.invalid_tool_calls
+
+
+def test_a_legacy_function_call_with_bad_arguments_is_an_invalid_call() -> None:
+    m = dec({"role": "assistant", "function_call": {"name": "f", "arguments": "[]"}})
+    assert m.tool_calls == ()
+    (bad,) = m.invalid_tool_calls
+    assert (bad.name, bad.raw_arguments) == ("f", "[]")
+    again = dec({"role": "assistant", "function_call": {"name": "f", "arguments": "[]"}})
+    assert again.invalid_tool_calls[0].id == bad.id  # derived from the message: stable
+
+
 def test_a_plain_assistant_class_refuses_tool_calls_it_cannot_hold() -> None:
     # Only reachable with a registry that sends tool-call dicts to a plain assistant class.
+    from messages._message_codec import DECODERS
+
     with pytest.raises(DecodeError) as e:
-        _codec._dec_assistant(AssistantMessage, {"role": "assistant", "tool_calls": [GOOD_CALL]})
+        DECODERS[AssistantMessage](
+            AssistantMessage, {"role": "assistant", "tool_calls": [GOOD_CALL]}
+        )
     assert e.value.path == "tool_calls"
     assert "cannot hold tool calls" in e.value.message
 
@@ -1165,4 +1191,4 @@ def test_fresh_messages_encode_their_generated_id_and_time(m: Message, _: str) -
     fresh = type(m).from_dict({k: v for k, v in encode(m).items() if k not in ("id", "created_at")})
     d = encode(fresh)  # id and created_at not read before: formatted by the encoder
     assert d["id"] == fresh.id
-    assert d["created_at"] == _codec.iso_utc(fresh.created_at)
+    assert d["created_at"] == _timestamps.iso_utc(fresh.created_at)

@@ -37,6 +37,7 @@ from messages import (
     default_registry,
     from_dict,
     from_json,
+    to_dict,
     to_json,
 )
 from tests import strategies as gen
@@ -61,17 +62,26 @@ DECODERS: dict[str, Callable[[Any], object]] = {
 }
 
 
+#: Keys whose values are identifiers: an error may show one, quoted, escaped and cut to
+#: 64 characters (API.md); content, argument values and results never show.
+IDENTIFIER_KEYS = frozenset(("role", "type", "name", "id", "tool_call_id", "tool_name"))
+
+
 def outcome(fn: Callable[[Any], object], value: Any) -> DecodeError | None:
     """Run a decoder: None when it decoded, the DecodeError when it refused."""
     try:
-        fn(value)
+        result = fn(value)
     except DecodeError as exc:
         assert type(exc) is DecodeError
         assert isinstance(exc.path, str)
         assert "unexpected" not in exc.message, exc  # the safety net was not needed
-        assert SECRET not in str(exc)
-        assert SECRET not in repr(exc)
+        if SECRET in str(exc) or SECRET in repr(exc):
+            # only as the identifier the path names, quoted (so escaped) and cut
+            last = exc.path.rsplit(".", 1)[-1].split("[", 1)[0]
+            assert last in IDENTIFIER_KEYS, exc
+            assert f"'{SECRET}" in exc.message, exc
         return exc
+    assert SECRET not in repr(result)
     return None
 
 
@@ -254,18 +264,18 @@ def test_json_nested_100000_deep_is_a_decode_error() -> None:
         assert "nested too deeply" in err.message
 
 
-def test_arguments_nested_100000_deep_is_a_decode_error_at_the_arguments() -> None:
+def test_arguments_nested_100000_deep_are_an_invalid_call_holding_the_text() -> None:
     args = '{"a":' + "[" * 100_000 + "]" * 100_000 + "}"
     d = {
         "role": "assistant",
         "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": args}}],
     }
-    err = outcome(from_dict, d)
-    assert err is not None
-    assert err.path == "tool_calls[0].function.arguments"
-    err = outcome(from_json, json.dumps([{"role": "user", "content": "x"}, d]))
-    assert err is not None
-    assert err.path == "[1].tool_calls[0].function.arguments"
+    m: Any = from_dict(d)
+    (bad,) = m.invalid_tool_calls
+    assert bad.raw_arguments == args
+    assert "nested" in bad.error
+    ms: Any = from_json(json.dumps([{"role": "user", "content": "x"}, d]))
+    assert ms[1].invalid_tool_calls == m.invalid_tool_calls
 
 
 def test_python_values_nested_100000_deep_are_a_decode_error() -> None:
@@ -301,10 +311,12 @@ def test_a_50_mb_string_decodes_and_an_invalid_one_is_refused_without_its_conten
         "role": "assistant",
         "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": bad}}],
     }
-    err = outcome(from_dict, d)
-    assert err is not None
-    assert err.path == "tool_calls[0].function.arguments"
-    assert len(str(err)) < 200
+    call: Any = from_dict(d)
+    (invalid,) = call.invalid_tool_calls
+    assert invalid.raw_arguments == bad  # kept as written, never repaired
+    assert len(invalid.error) < 200
+    assert SECRET not in invalid.error
+    assert SECRET not in repr(invalid) and SECRET not in repr(call)
     assert time.perf_counter() - t0 < 20
 
 
@@ -337,9 +349,9 @@ def test_nan_and_infinity_literals_are_refused(literal: str) -> None:
         + args
         + "}}]}"
     )
-    err = outcome(from_json, text)
-    assert err is not None
-    assert err.path == "tool_calls[0].function.arguments"
+    m: Any = from_json(text)  # arguments that are not JSON: an invalid call, kept as written
+    assert m.invalid_tool_calls[0].raw_arguments == json.loads(args)
+    assert f"{literal} is not valid JSON" in m.invalid_tool_calls[0].error
 
 
 def test_numbers_that_overflow_to_infinity_are_refused() -> None:
@@ -402,9 +414,8 @@ def test_whitespace_around_json_is_fine() -> None:
 # -- the secret never shows ------------------------------------------------------------------
 
 SECRET_INPUTS: list[Any] = [
-    {"role": SECRET, "content": "x"},
     {"role": "user", "content": 5, "name": SECRET},
-    {"role": "user", "content": [{"type": SECRET, "text": SECRET}]},
+    {"role": "user", "content": [{"type": "text", "text": 5}, {"type": "x", "text": SECRET}]},
     {"role": "system", "content": [{"type": "image_url", "image_url": SECRET}]},
     {
         "role": "user",
@@ -419,8 +430,25 @@ SECRET_INPUTS: list[Any] = [
     {"role": "user", "content": SECRET, "id": ""},
     {"role": "user", "content": SECRET, "metadata": SECRET},
     {"role": "user", "content": SECRET, "metadata": {"a": [float("nan")]}},
-    {"role": "assistant", "tool_calls": [{"id": SECRET, "function": {"name": SECRET + "!"}}]},
+    {"role": "assistant", "tool_calls": [{"id": "c", "function": SECRET}]},
+    {"role": "assistant", "content": SECRET, "tool_calls": [{"id": 5, "function": {}}]},
+    {"role": "tool", "content": SECRET, "tool_call_id": "c", "is_error": SECRET},
+    {"role": "tool", "content": SECRET},
+    [{"role": "user", "content": SECRET}, {"role": 5}],
+]
+
+#: Inputs whose only secret is an identifier (a role, a type tag, a tool name, an id):
+#: the error may name it, quoted and cut to 64 characters.
+IDENTIFIER_INPUTS: list[Any] = [
+    {"role": SECRET, "content": "x"},
+    {"role": "user", "content": [{"type": SECRET, "text": "x"}]},
     {"role": "assistant", "tool_calls": [{"id": "c", "type": SECRET, "function": {"name": "f"}}]},
+    [{"role": "user", "content": "x"}, {"role": SECRET}],
+]
+
+#: Malformed calls that carry the secret: they load as invalid calls (never an error),
+#: and the secret is in their raw text, never in an error or a repr.
+MALFORMED_CALL_INPUTS: list[Any] = [
     {
         "role": "assistant",
         "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": SECRET}}],
@@ -444,15 +472,30 @@ SECRET_INPUTS: list[Any] = [
             }
         ],
     },
-    {
-        "role": "assistant",
-        "content": SECRET,
-        "function_call": {"name": SECRET, "arguments": SECRET},
-    },
-    {"role": "tool", "content": SECRET, "tool_call_id": "c", "is_error": SECRET},
-    {"role": "tool", "content": SECRET},
-    [{"role": "user", "content": SECRET}, {"role": SECRET}],
+    {"role": "assistant", "content": SECRET, "function_call": {"name": "f", "arguments": SECRET}},
 ]
+
+
+@pytest.mark.parametrize("value", IDENTIFIER_INPUTS)
+def test_an_identifier_in_an_error_is_quoted_and_cut(value: Any) -> None:
+    err = outcome(from_dict, value)
+    assert err is not None
+    assert f"'{SECRET}'" in err.message
+    long = json.loads(json.dumps(value).replace(SECRET, "\\u001b[31m" + "x" * 100))
+    err = outcome(from_dict, long)
+    assert err is not None
+    assert "\\x1b[31m" + "x" * 59 + "'..." in err.message  # escaped, 64 characters, marked cut
+    assert "\x1b" not in str(err)  # no raw control character reaches a terminal
+
+
+@pytest.mark.parametrize("value", MALFORMED_CALL_INPUTS)
+def test_a_malformed_call_loads_and_keeps_its_text_out_of_errors(value: Any) -> None:
+    m: Any = from_dict(value)
+    (bad,) = m.invalid_tool_calls
+    assert SECRET in bad.raw_arguments
+    assert SECRET not in bad.error
+    assert SECRET not in repr(bad) and SECRET not in repr(m)
+    assert SECRET not in str(to_dict(m)["tool_calls"][-1]["error"])
 
 
 @pytest.mark.parametrize("value", SECRET_INPUTS)

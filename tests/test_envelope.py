@@ -1119,11 +1119,11 @@ def test_normalize_errors_never_contain_content(row: Any) -> None:
 
 
 SECRET_ENVELOPES: list[Envelope] = [
-    Envelope("tool_call", "assistant", SECRET, {"tool_name": SECRET + " !"}),
+    Envelope("tool_call", "assistant", SECRET, {"tool_name": "a b"}),
     Envelope("tool_call", "assistant", SECRET, {"tool_name": "f", "parameters": "{" + SECRET}),
     Envelope("tool_call", "assistant", SECRET, {"tool_name": "f", "parameters": f'["{SECRET}"]'}),
     Envelope("tool_result", "tool", SECRET),
-    Envelope("text", "user", [{"type": SECRET, "text": SECRET}]),
+    Envelope("text", "user", [{"type": "x y", "text": SECRET}]),
     Envelope("text", "user", [{"type": "input_audio", "input_audio": {"data": SECRET}}]),
     Envelope("text", "system", [{"type": "image_url", "image_url": {"url": SECRET}}]),
     Envelope("delta", "assistant", SECRET),

@@ -10,7 +10,7 @@ the plain ones (so the comparison means something).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -201,7 +201,7 @@ _SUB = {
 
 def _as_subclass(m: Message) -> Message:
     sub: Any = object.__new__(_SUB[type(m)])
-    sub.__setstate__(m.__getstate__())
+    sub.__setstate__(cast(Any, m).__getstate__())
     return sub  # type: ignore[no-any-return]
 
 

@@ -18,9 +18,9 @@ from messages import (
     ToolDefinition,
     ValidationError,
 )
+from messages._ids import DERIVED_ID_PREFIX, derive_call_id
 from messages._repair import UNANSWERED_TEXT
 from messages.providers import LossWarning, get_provider
-from messages.providers._base import DERIVED_ID_PREFIX, derive_call_id
 from messages.providers.gemini import DUMMY_SIGNATURE, PROVIDER, _fast_contents
 
 ANTHROPIC = get_provider("anthropic")

@@ -87,13 +87,15 @@ def test_invalid_error_text_has_no_content(secret: str) -> None:
     assert secret not in repr(invalid)
 
 
-def test_missing_id_or_name_is_invalid_unless_an_id_is_supplied() -> None:
+def test_a_missing_id_is_derived_and_a_missing_name_is_invalid() -> None:
     acc = ToolCallAccumulator()
     acc.feed(ToolCallDelta(0, None, "f", "{}"))
     acc.feed(ToolCallDelta(1, "c2", None, "{}"))
     calls, invalid = acc.result()
-    assert calls == ()
-    assert [i.error for i in invalid] == ["missing tool call id", "missing or invalid tool name"]
+    (call,) = calls
+    assert call.id.startswith("call_derived_")
+    assert acc.result()[0][0].id == call.id  # the same stream gives the same id
+    assert [(i.id, i.error) for i in invalid] == [("c2", "tool name is required")]
     calls, invalid = acc.result(id_for=lambda index, name: f"gen_{index}_{name}")
     assert [c.id for c in calls] == ["gen_0_f"]
     assert len(invalid) == 1

@@ -40,10 +40,10 @@ def test_invalid_names(name: object) -> None:
     assert info.value.path == "name"
 
 
-def test_invalid_name_error_does_not_echo_name(secret: str) -> None:
+def test_invalid_name_error_quotes_the_name(secret: str) -> None:
     with pytest.raises(ValidationError) as info:
         ToolCall("c1", secret + " !")
-    assert secret not in str(info.value)
+    assert f"'{secret} !'" in str(info.value)
 
 
 @pytest.mark.parametrize("bad", ["", None, 5])

@@ -231,10 +231,13 @@ def test_strict_must_be_bool(strict: object) -> None:
     assert info.value.path == "strict"
 
 
-def test_errors_do_not_echo_descriptions_or_names() -> None:
+def test_errors_do_not_echo_descriptions_and_quote_names() -> None:
     with pytest.raises(ValidationError) as info:
         ToolDefinition(SECRET + " !", SECRET, OBJ)
-    assert SECRET not in str(info.value)
+    assert f"'{SECRET} !'" in str(info.value)  # a name is an identifier: shown, quoted
+    with pytest.raises(ValidationError) as info:
+        ToolDefinition("t", SECRET, {"type": "array", "items": SECRET})
+    assert SECRET not in str(info.value)  # the description never is
 
 
 # -- immutability, equality, repr -----------------------------------------------------

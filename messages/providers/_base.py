@@ -8,14 +8,15 @@ conversations back to canonical messages. No provider module imports another.
 from __future__ import annotations
 
 import enum
-import hashlib
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
-from .._frozen import EMPTY, FrozenDict, freeze, thaw, twin_of
+from .. import _build
+from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._ids import DERIVED_ID_PREFIX, derive_call_id
 from .._message import (
     AssistantMessage,
     DeveloperMessage,
@@ -75,6 +76,14 @@ class Usage:
     cache_creation_input_tokens: int | None = None
     reasoning_tokens: int | None = None
 
+    def __post_init__(self) -> None:
+        for f in _USAGE_FIELDS:
+            value = getattr(self, f)
+            if value is None and f in _OPTIONAL_USAGE:
+                continue
+            if value.__class__ is not int or value < 0:
+                raise ValidationError(f"expected an int >= 0, got {type(value).__name__}", f)
+
     def to_dict(self) -> dict[str, int]:
         """The usage as a plain dict (optional breakdowns only when known)."""
         d = {
@@ -91,13 +100,25 @@ class Usage:
         return d
 
 
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cached_input_tokens",
+    "cache_creation_input_tokens",
+    "reasoning_tokens",
+)
+_OPTIONAL_USAGE = frozenset(_USAGE_FIELDS[3:])
+
+
 @dataclass(frozen=True, slots=True)
 class ChatResponse:
     """One parsed model response.
 
     ``message`` is an AssistantMessage (a ToolCallMessage when the model called
-    tools); its ``metadata["usage"]`` holds the usage as a dict. Calls whose
-    arguments are not a JSON object are in ``invalid_tool_calls``, not in the message.
+    tools, valid or not); its ``metadata["usage"]`` holds the usage as a dict.
+    ``invalid_tool_calls`` is the message's: the calls whose arguments are not a
+    JSON object or whose name breaks the name rule, kept as the model wrote them.
     """
 
     message: AssistantMessage
@@ -109,6 +130,30 @@ class ChatResponse:
     refusal: str | None = None
     id: str | None = None
     error: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.message, AssistantMessage):
+            raise ValidationError(
+                f"expected an AssistantMessage, got {type(self.message).__name__}", "message"
+            )
+        if not isinstance(self.finish_reason, FinishReason):
+            raise ValidationError(
+                f"expected a FinishReason, got {type(self.finish_reason).__name__}", "finish_reason"
+            )
+        if self.usage is not None and not isinstance(self.usage, Usage):
+            raise ValidationError(f"expected a Usage, got {type(self.usage).__name__}", "usage")
+        for name in ("model", "provider_finish_reason", "refusal", "id", "error"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise ValidationError(f"expected str or None, got {type(value).__name__}", name)
+        given = tuple(self.invalid_tool_calls)
+        own = self.message.invalid_tool_calls
+        if given and given != own:
+            raise ValidationError(
+                "invalid_tool_calls must be the message's (build the message with them)",
+                "invalid_tool_calls",
+            )
+        object.__setattr__(self, "invalid_tool_calls", own)
 
     @property
     def text(self) -> str:
@@ -145,6 +190,13 @@ class Loss:
     what: str
     rule: str
 
+    def __post_init__(self) -> None:
+        for name in ("path", "what", "rule"):
+            if not isinstance(getattr(self, name), str):
+                raise ValidationError(
+                    f"expected str, got {type(getattr(self, name)).__name__}", name
+                )
+
     def __str__(self) -> str:
         return f"{self.path}: {self.what} ({self.rule})"
 
@@ -155,6 +207,15 @@ class Conversion:
 
     body: dict[str, Any]
     losses: tuple[Loss, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.body, dict):
+            raise ValidationError(f"expected a dict, got {type(self.body).__name__}", "body")
+        losses = tuple(self.losses)
+        for i, loss in enumerate(losses):
+            if not isinstance(loss, Loss):
+                raise ValidationError(f"expected a Loss, got {type(loss).__name__}", f"losses[{i}]")
+        object.__setattr__(self, "losses", losses)
 
 
 class Losses:
@@ -178,8 +239,20 @@ class StreamDelta:
     """One increment of a streamed response: text, reasoning or a tool-call fragment."""
 
     kind: Literal["text", "reasoning", "tool_call"]
-    text: str = ""
+    text: str = field(default="", repr=False)
     tool_call: ToolCallDelta | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("text", "reasoning", "tool_call"):
+            raise ValidationError("kind must be text, reasoning or tool_call", "kind")
+        if not isinstance(self.text, str):
+            raise ValidationError(f"expected str, got {type(self.text).__name__}", "text")
+        if (self.tool_call is None) != (self.kind != "tool_call"):
+            raise ValidationError("a tool_call delta (only) has kind tool_call", "tool_call")
+        if self.tool_call is not None and not isinstance(self.tool_call, ToolCallDelta):
+            raise ValidationError(
+                f"expected a ToolCallDelta, got {type(self.tool_call).__name__}", "tool_call"
+            )
 
     def __repr__(self) -> str:
         if self.tool_call is not None:
@@ -314,16 +387,6 @@ def build_assistant(
             tuple(tool_calls), content if content != "" else None, metadata=meta, extras=ext
         )
     return AssistantMessage(content, metadata=meta, extras=ext)
-
-
-def derive_call_id(prefix: str, *parts: object) -> str:
-    """A stable id for a tool call the wire left without one (same input, same id)."""
-    # hot path: str parts joined as they are (map(str) cost ~0.2 us of ~0.9)
-    text = "\x1f".join([p if p.__class__ is str else str(p) for p in parts])
-    return prefix + _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-
-
-_sha256 = hashlib.sha256
 
 
 def as_mapping(value: object, path: str) -> Mapping[str, Any]:
@@ -465,52 +528,7 @@ def guard(path: str = "") -> Any:
 _field = field  # re-exported for provider modules that declare dataclasses
 
 
-# -- trusted fast builders ----------------------------------------------------------------
-#
-# hot path: a frozen dataclass __init__ stores each field through object.__setattr__
-# (Usage(...) ~1.3 us, ChatResponse(...) ~1.1 us, StreamDelta(...) ~0.6 us). Parsers
-# pass values they already checked and build on the class's mutable twin (see
-# _frozen.mutable_twin: plain attribute stores, then the class switch): a
-# ChatResponse with its Usage went from ~0.75 us (bound slot setters) to ~0.3 us.
-# Each builder falls back to the class itself if its fields ever change, so a new
-# field can never be left unset.
-
-
-def _twin_if_fields(cls: type, names: tuple[str, ...]) -> Any:
-    import dataclasses
-
-    if tuple(f.name for f in dataclasses.fields(cls)) != names:
-        return None
-    return twin_of(cls)
-
-
-_BuildingUsage = _twin_if_fields(
-    Usage,
-    (
-        "input_tokens",
-        "output_tokens",
-        "total_tokens",
-        "cached_input_tokens",
-        "cache_creation_input_tokens",
-        "reasoning_tokens",
-    ),
-)
-_BuildingResponse = _twin_if_fields(
-    ChatResponse,
-    (
-        "message",
-        "finish_reason",
-        "usage",
-        "model",
-        "invalid_tool_calls",
-        "provider_finish_reason",
-        "refusal",
-        "id",
-        "error",
-    ),
-)
-_BuildingDelta = _twin_if_fields(StreamDelta, ("kind", "text", "tool_call"))
-_new_object = object.__new__
+# -- trusted builders (see _build) --------------------------------------------------------
 
 
 def make_usage(
@@ -521,18 +539,8 @@ def make_usage(
     created: int | None = None,
     reasoning: int | None = None,
 ) -> Usage:
-    """A Usage from checked counts, without re-validation (trusted fast path)."""
-    if _BuildingUsage is None:  # pragma: no cover - only if Usage's fields change
-        return Usage(inp, out, total, cached, created, reasoning)
-    obj = _new_object(_BuildingUsage)
-    obj.input_tokens = inp
-    obj.output_tokens = out
-    obj.total_tokens = total
-    obj.cached_input_tokens = cached
-    obj.cache_creation_input_tokens = created
-    obj.reasoning_tokens = reasoning
-    obj.__class__ = Usage
-    return obj  # type: ignore[no-any-return]
+    """A Usage from checked counts, without re-validation."""
+    return _build.usage(Usage, inp, out, total, cached, created, reasoning)
 
 
 def make_response(
@@ -546,53 +554,32 @@ def make_response(
     response_id: str | None = None,
     error: str | None = None,
 ) -> ChatResponse:
-    """A ChatResponse from checked values, without re-validation (trusted fast path)."""
-    if _BuildingResponse is None:  # pragma: no cover - only if ChatResponse's fields change
-        return ChatResponse(
-            message,
-            finish,
-            usage,
-            model,
-            invalid,
-            provider_finish_reason,
-            refusal,
-            response_id,
-            error,
-        )
-    obj = _new_object(_BuildingResponse)
-    obj.message = message
-    obj.finish_reason = finish
-    obj.usage = usage
-    obj.model = model
-    obj.invalid_tool_calls = invalid
-    obj.provider_finish_reason = provider_finish_reason
-    obj.refusal = refusal
-    obj.id = response_id
-    obj.error = error
-    obj.__class__ = ChatResponse
-    return obj  # type: ignore[no-any-return]
+    """A ChatResponse from checked values, without re-validation.
+
+    ``invalid`` must be the message's invalid calls (they travel with the message).
+    """
+    return _build.chat_response(
+        ChatResponse,
+        message,
+        finish,
+        usage,
+        model,
+        message.invalid_tool_calls,
+        provider_finish_reason,
+        refusal,
+        response_id,
+        error,
+    )
 
 
 def make_text_delta(kind: Literal["text", "reasoning"], text: str) -> StreamDelta:
-    """A text or reasoning StreamDelta from a checked str (trusted fast path)."""
-    if _BuildingDelta is None:  # pragma: no cover - only if StreamDelta's fields change
-        return StreamDelta(kind, text)
-    obj = _new_object(_BuildingDelta)
-    obj.kind = kind
-    obj.text = text
-    obj.tool_call = None
-    obj.__class__ = StreamDelta
-    return obj  # type: ignore[no-any-return]
+    """A text or reasoning StreamDelta from a checked str."""
+    return _build.stream_delta(StreamDelta, kind, text, None)
 
 
 # -- small readers and helpers shared by the provider modules ------------------------------
 
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-#: Prefix of the ids this package makes up for tool calls the wire left without
-#: one (derive_call_id: same input, same id; 37 characters, within OpenAI's 40).
-#: Shared by every provider, so none of them sends another's made-up id.
-DERIVED_ID_PREFIX: Final = "call_derived_"
 
 #: The loss note for reasoning another provider produced (signature-tied providers).
 DROP_OTHER_REASONING: Final = "dropped: reasoning is replayed only to the provider that produced it"

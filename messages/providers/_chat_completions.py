@@ -18,7 +18,11 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from .._frozen import EMPTY, FrozenDict, freeze, thaw, twin_of
+from .. import _build
+from .._build import message, tool_call, tool_call_message
+from .._fields import _NAME_RE
+from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._ids import DERIVED_ID_PREFIX, derive_call_id
 from .._json import loads
 from .._message import (
     AssistantMessage,
@@ -28,9 +32,6 @@ from .._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
-    aux_of,
-    trusted_content_message,
-    trusted_tool_call_message,
 )
 from .._part_codec import object_text
 from .._parts import (
@@ -45,12 +46,10 @@ from .._parts import (
 from .._repair import UNANSWERED_TEXT
 from .._role import MessageRole
 from .._streaming import ToolCallAccumulator, ToolCallDelta
-from .._tool_call import _NAME_RE, InvalidToolCall, ToolCall
-from .._tool_call import _Building as _BuildingCall
+from .._tool_call import InvalidToolCall, ToolCall
 from ..errors import DecodeError, MessageError, ValidationError
 from . import PROVIDERS
 from ._base import (
-    DERIVED_ID_PREFIX,
     GUARDED_ERRORS,
     ChatResponse,
     Conversion,
@@ -65,7 +64,6 @@ from ._base import (
     Usage,
     as_list,
     as_mapping,
-    derive_call_id,
     foreign_state_losses,
     format_error,
     guard_error,
@@ -131,41 +129,18 @@ _FINISH: Final = {
 _NO_DELTAS: tuple[StreamDelta, ...] = ()
 
 
-# -- fast stream deltas ---------------------------------------------------------------
-
-# Hot path: a frozen dataclass __init__ costs ~0.6 µs (and ToolCallDelta's
-# validation loop more); deltas built here from values already checked skip it,
-# built on the classes' mutable twins (see _frozen.mutable_twin), as _message.py
-# does for messages.
-_new = object.__new__
-_BuildingDelta: Any = twin_of(StreamDelta)
-_BuildingCallDelta: Any = twin_of(ToolCallDelta)
+# -- stream deltas (built from checked values, see _build) ----------------------------
 
 
 def stream_delta(kind: str, text: str) -> StreamDelta:
     """A text or reasoning StreamDelta from a checked str (no validation)."""
-    d = _new(_BuildingDelta)
-    d.kind = kind
-    d.text = text
-    d.tool_call = None
-    d.__class__ = StreamDelta
-    return d  # type: ignore[no-any-return]
+    return _build.stream_delta(StreamDelta, kind, text, None)
 
 
 def tool_call_delta(index: int, id: str | None, name: str | None, args: str | None) -> StreamDelta:
     """A tool-call StreamDelta from checked values (no validation)."""
-    t = _new(_BuildingCallDelta)
-    t.index = index
-    t.id = id
-    t.name = name
-    t.arguments_delta = args
-    t.__class__ = ToolCallDelta
-    d = _new(_BuildingDelta)
-    d.kind = "tool_call"
-    d.text = ""
-    d.tool_call = t
-    d.__class__ = StreamDelta
-    return d  # type: ignore[no-any-return]
+    delta = _build.tool_call_delta(ToolCallDelta, index, id, name, args)
+    return _build.stream_delta(StreamDelta, "tool_call", "", delta)
 
 
 # -- rules shared with Ollama ---------------------------------------------------------
@@ -239,11 +214,11 @@ _PROVIDER_KEYS: Final = frozenset((*PROVIDERS, "openai_responses"))
 def own_extras(m: Message, provider: str, index: int, losses: Losses) -> Mapping[str, Any]:
     """``m.extras[provider]`` (this provider's kept state); another provider's kept
     blocks and refusal are losses: they are only ever re-sent to that provider."""
-    aux = aux_of(m)
-    if aux is None or not aux[2]:
+    extras = m.extras
+    if not extras:
         return EMPTY
     own: Mapping[str, Any] = EMPTY
-    for key, value in aux[2].items():
+    for key, value in extras.items():
         if not isinstance(value, Mapping):
             continue
         if key == provider:
@@ -335,6 +310,7 @@ def respond(
     usage: Usage | None,
     extras: dict[str, Any] | None,
     error: FrozenDict | None = None,
+    invalid: Sequence[InvalidToolCall] = (),
 ) -> AssistantMessage:
     """The assistant message of a response, with ``metadata["usage"]`` (and ``["error"]``).
 
@@ -356,11 +332,17 @@ def respond(
             if text
             else (ReasoningPart(reasoning, provider=provider),)
         )
-    if calls:
-        return trusted_tool_call_message(
-            ToolCallMessage, tuple(calls), content if content != "" else None, None, meta, ext
+    if calls or invalid:
+        return tool_call_message(
+            ToolCallMessage,
+            tuple(calls),
+            content if content != "" else None,
+            tuple(invalid),
+            None,
+            meta,
+            ext,
         )
-    return trusted_content_message(AssistantMessage, content, None, meta, ext)
+    return message(AssistantMessage, content, None, meta, ext)
 
 
 def _freeze_extras(extras: Mapping[str, Any]) -> FrozenDict:
@@ -719,10 +701,8 @@ class ChatCompletionsProvider(Provider):
                     if held is not None:
                         out.extend(held)
                         held = None
-            # hot path: the aux slot read directly (no aux_of call) is None for a
-            # message without name, metadata and extras.
-            aux = m._aux
-            own = EMPTY if aux is None else own_extras(m, self.name, i, losses)
+            name = m.name
+            own = EMPTY if not m.extras else own_extras(m, self.name, i, losses)
             # hot path: the common roles first, exact-type checks before isinstance;
             # string content of users and tool results is written inline (~60 ns a message).
             if role is _USER:
@@ -787,7 +767,7 @@ class ChatCompletionsProvider(Provider):
                         continue
                     answered.append(cid)
                 c = m.content
-                if aux is not None and aux[0] is not None:
+                if name is not None:
                     losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
                 if c.__class__ is str and not m.is_error:
                     out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": c})
@@ -808,8 +788,8 @@ class ChatCompletionsProvider(Provider):
                         "developer role",
                         f"sent as a system message: {self.name} has no developer role",
                     )
-                if aux is not None and aux[0] is not None:
-                    d["name"] = aux[0]
+                if name is not None:
+                    d["name"] = name
                 if pairs and open_calls is not None and len(answered) < len(open_calls):
                     losses.add(
                         f"messages[{i}]",
@@ -822,9 +802,9 @@ class ChatCompletionsProvider(Provider):
                 continue
             else:  # pragma: no cover - MessageRole has five members
                 raise ValidationError("unsupported role", f"messages[{i}].role")
-            if aux is not None and aux[0] is not None and role is not _TOOL:
+            if name is not None and role is not _TOOL:
                 # chat completions carry a participant name on every role but tool
-                out[-1]["name"] = aux[0]
+                out[-1]["name"] = name
         if open_calls is not None and answered and len(answered) < len(open_calls):
             # a last turn with some results: the rest are answered; one with none
             # at all is left pending (a tool may still be running), as repair does
@@ -1083,7 +1063,14 @@ class ChatCompletionsProvider(Provider):
             finish = _FINISH.get(raw_finish, FinishReason.OTHER)
         usage = chat_usage(b.get("usage"), "usage")
         message = respond(
-            text, reasoning, self.name, calls, usage, {self.name: own} if own else None
+            text,
+            reasoning,
+            self.name,
+            calls,
+            usage,
+            {self.name: own} if own else None,
+            None,
+            invalid,
         )
         response: ChatResponse = new_response(
             message, finish, usage, model, invalid, raw_finish, refusal, resp_id, None
@@ -1396,14 +1383,7 @@ def _calls(
                 ):
                     frozen_args = object_text(args)
                     if frozen_args is not None:
-                        call: Any = _new(_BuildingCall)  # see _frozen.mutable_twin
-                        call.id = call_id
-                        call.name = name
-                        call.arguments = frozen_args
-                        call.extras = EMPTY
-                        call._raw = args
-                        call.__class__ = ToolCall
-                        calls.append(call)
+                        calls.append(tool_call(ToolCall, call_id, name, frozen_args, EMPTY, args))
                         continue
         break
     else:
@@ -1444,7 +1424,7 @@ def _calls(
         if raw_args is not None:
             frozen_args = object_text(raw_args)
             if frozen_args is not None:
-                calls.append(_trusted_call(call_id, name, frozen_args, EMPTY, raw_args))
+                calls.append(tool_call(ToolCall, call_id, name, frozen_args, EMPTY, raw_args))
                 continue
         try:
             if raw_args is not None:
@@ -1466,12 +1446,9 @@ def _calls(
             raw = raw_args if raw_args is not None else raw_json_text(args)
             invalid.append(InvalidToolCall(call_id, name, raw, str(exc)))
             continue
-        calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
+        calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, raw_args))
     kept, repeated = unique_calls(calls, path)
     return tuple(kept), (*invalid, *repeated)
-
-
-_trusted_call = ToolCall._trusted
 
 
 def _legacy_call(
@@ -1493,19 +1470,20 @@ def _legacy_call(
         frozen = parse_arguments(raw_args, f"{path}.arguments")
     except DecodeError as exc:
         return (), (InvalidToolCall(call_id, name, raw_args, str(exc)),)
-    return (ToolCall._trusted(call_id, name, frozen, EMPTY, args),), ()
+    return (tool_call(ToolCall, call_id, name, frozen, EMPTY, args),), ()
 
 
 def _custom_call(tc: Mapping[str, Any], path: str) -> InvalidToolCall:
     """An OpenAI custom (free-form input) tool call: kept as an invalid call, its input
     intact, since its input is not JSON arguments."""
     custom = as_mapping(tc.get("custom"), f"{path}.custom")
-    call_id = opt_str(tc.get("id"), f"{path}.id")
+    name = opt_str(custom.get("name"), f"{path}.custom.name")
+    text = opt_str(custom.get("input"), f"{path}.custom.input") or ""
+    call_id = opt_str(tc.get("id"), f"{path}.id") or derive_call_id(
+        DERIVED_ID_PREFIX, "custom", path, name or "", text
+    )
     return InvalidToolCall(
-        call_id or None,
-        opt_str(custom.get("name"), f"{path}.custom.name"),
-        opt_str(custom.get("input"), f"{path}.custom.input") or "",
-        f"{path}: a custom tool call has free-form input, not JSON arguments",
+        call_id, name, text, f"{path}: a custom tool call has free-form input, not JSON arguments"
     )
 
 
@@ -1533,7 +1511,7 @@ def _request_legacy_call(raw: object, path: str, index: int) -> ToolCall:
     call_id = derive_call_id(
         DERIVED_ID_PREFIX, "request", index, "function_call", name, raw_args or ""
     )
-    return ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args)
+    return tool_call(ToolCall, call_id, name, frozen, EMPTY, raw_args)
 
 
 def _request_calls(raw: object, path: str, index: int) -> tuple[ToolCall, ...]:
@@ -1551,7 +1529,7 @@ def _request_calls(raw: object, path: str, index: int) -> tuple[ToolCall, ...]:
             call_id = derive_call_id(DERIVED_ID_PREFIX, "request", index, j, name, raw_args or "")
         elif type(call_id) is not str:
             raise DecodeError(f"expected a string, got {_json_type(call_id)}", f"{path}[{j}].id")
-        calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
+        calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, raw_args))
     check_unique_ids(calls, path)
     return tuple(calls)
 
@@ -1854,6 +1832,7 @@ class ChatCompletionsStream(CountingStream):
             usage,
             extras,
             self._error_details,
+            invalid,
         )
         return new_response(
             message, finish, usage, self._model, invalid, raw, refusal, self._id, error

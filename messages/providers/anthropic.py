@@ -41,6 +41,8 @@ import binascii
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._build import message, tool_call, tool_call_message, tool_result_message
+from .._fields import _KNOWN_MAX, _NAME_RE
 from .._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
 from .._json import json_type, loads
 from .._message import (
@@ -51,9 +53,6 @@ from .._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
-    trusted_content_message,
-    trusted_tool_call_message,
-    trusted_tool_result_message,
 )
 from .._parts import (
     AudioPart,
@@ -66,8 +65,7 @@ from .._parts import (
 )
 from .._repair import UNANSWERED_TEXT
 from .._streaming import ToolCallDelta
-from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
-from .._tool_call import _Building as _BuildingCall
+from .._tool_call import _KNOWN_NAMES, InvalidToolCall, ToolCall
 from ..errors import DecodeError, MessageError, ValidationError
 from ._base import (
     DROP_OTHER_REASONING,
@@ -534,8 +532,7 @@ def _fast_body(messages: Sequence[Message]) -> tuple[list[str], list[dict[str, A
     answered: set[str] = set()  # ... and those already answered
     open_n = 0  # how many of those calls have no result yet
     for m in messages:
-        aux = m._aux  # type: ignore[attr-defined,unused-ignore]
-        if aux is not None and (aux[0] is not None or aux[2]):
+        if m.name is not None or m.extras:
             return None
         t = type(m)
         if t is ToolResultMessage:
@@ -674,16 +671,15 @@ class AnthropicProvider(Provider):
             kind = kind_get(t)
             if kind is None:
                 kind = kind_of(m, i)
-            aux = m._aux  # type: ignore[attr-defined,unused-ignore]  # the raw slot: aux_of without a call
             own: Mapping[str, Any] = EMPTY
-            if aux is not None:
-                path = f"messages[{i}]"
-                if aux[0] is not None:
-                    losses.add(
-                        f"{path}.name", "message name", "dropped: Anthropic messages have no name"
-                    )
-                if aux[2]:
-                    own = _own_extras(aux[2], path, losses)
+            if m.name is not None:
+                losses.add(
+                    f"messages[{i}].name",
+                    "message name",
+                    "dropped: Anthropic messages have no name",
+                )
+            if m.extras:
+                own = _own_extras(m.extras, f"messages[{i}]", losses)
             if kind == KIND_SYSTEM:
                 if started:
                     losses.add(
@@ -993,7 +989,7 @@ def _parse_system(system: Any) -> SystemMessage:
             raise DecodeError("system blocks must be text blocks", f"{path}.type")
         texts.append(required_str(blk, "text", path))
     extras = FrozenDict({NAME: FrozenDict({"system": freeze_decoded(blocks, "system")})})
-    return trusted_content_message(SystemMessage, "".join(texts), extras=extras)
+    return message(SystemMessage, "".join(texts), None, EMPTY, extras)
 
 
 def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:
@@ -1131,7 +1127,7 @@ def _parse_user(content: Any, path: str, out: list[Message]) -> None:
             parts.append(part)
             _extra_keys(blk, kind, j, bpath, keys)
     if parts or not produced:
-        out.append(trusted_content_message(UserMessage, tuple(parts), extras=_own(unknown, keys)))
+        out.append(message(UserMessage, tuple(parts), None, EMPTY, _own(unknown, keys)))
     elif unknown:
         last = out[-1]
         out[-1] = last.with_extras(_merge_unknown(last.extras, unknown))
@@ -1183,9 +1179,7 @@ def _parse_tool_result(
     extras = _own(unknown, keys)
     if ("is_error" in blk and not is_error) or raw in ("", []):
         extras = _with_defaults(extras, blk, is_error, raw)
-    return trusted_tool_result_message(
-        ToolResultMessage, call_id, content, is_error, None, extras=extras
-    )
+    return tool_result_message(ToolResultMessage, call_id, content, is_error, None, extras=extras)
 
 
 def _with_defaults(
@@ -1255,7 +1249,7 @@ def _tool_call(blk: Mapping[str, Any], path: str, parsed: _Parsed, lenient: bool
         return
     if len(_KNOWN_NAMES) < _KNOWN_MAX:  # so that the next call of this tool takes the fast path
         _KNOWN_NAMES.add(name)
-    parsed.calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, None))
+    parsed.calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, None))
 
 
 def _dumps_or_empty(value: Any) -> str:
@@ -1267,9 +1261,6 @@ def _dumps_or_empty(value: Any) -> str:
         return dumps_compact(value)
     except (TypeError, ValueError):
         return ""
-
-
-_new = object.__new__
 
 
 def _parse_assistant_blocks(
@@ -1326,13 +1317,7 @@ def _parse_assistant_blocks(
                 except ValidationError:
                     pass
                 else:
-                    call = _new(_BuildingCall)  # see _frozen.mutable_twin
-                    call.id = call_id
-                    call.name = name
-                    call.arguments = frozen
-                    call.extras = EMPTY
-                    call._raw = None
-                    call.__class__ = ToolCall
+                    call = tool_call(ToolCall, call_id, name, frozen, EMPTY, None)
                     parsed.calls.append(call)
             if call is None:
                 n = len(parsed.calls)
@@ -1382,10 +1367,10 @@ def _parse_assistant_message(content: Any, path: str) -> AssistantMessage:
                     "duplicate tool_use id within the message", f"{path}.content.tool_use[{k}].id"
                 )
             ids.add(c.id)
-        return trusted_tool_call_message(
-            ToolCallMessage, tuple(parsed.calls), parts or None, extras=extras
+        return tool_call_message(
+            ToolCallMessage, tuple(parsed.calls), parts or None, (), None, EMPTY, extras
         )
-    return trusted_content_message(AssistantMessage, parts, extras=extras)
+    return message(AssistantMessage, parts, None, EMPTY, extras)
 
 
 def _response_message(parsed: _Parsed, usage: Usage | None) -> AssistantMessage:
@@ -1406,16 +1391,17 @@ def _response_message(parsed: _Parsed, usage: Usage | None) -> AssistantMessage:
     content: str | tuple[ContentPart, ...] = text
     if parsed.parts:  # reasoning (a response keeps no other part here)
         content = (*parsed.parts, TextPart(text)) if text else tuple(parsed.parts)
-    if calls:
-        return trusted_tool_call_message(
+    if calls or parsed.invalid:
+        return tool_call_message(
             ToolCallMessage,
             tuple(calls),
             content if content != "" else None,
+            tuple(parsed.invalid),
             None,
             metadata,
             extras,
         )
-    return trusted_content_message(AssistantMessage, content, None, metadata, extras)
+    return message(AssistantMessage, content, None, metadata, extras)
 
 
 def _count(usage: Mapping[str, Any], key: str) -> int | None:
@@ -1860,7 +1846,7 @@ def _finish_call(block: _Block, index: int, parsed: _Parsed) -> None:
     except ValidationError as exc:
         parsed.invalid.append(InvalidToolCall(call_id, name, raw, f"{path}: {exc.message}"))
         return
-    parsed.calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw or None))
+    parsed.calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, raw or None))
 
 
 _EVENTS: dict[str, Callable[[AnthropicStream, Mapping[str, Any], int], tuple[StreamDelta, ...]]] = {

@@ -87,7 +87,10 @@ from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from .._build import message, tool_call, tool_call_message, tool_result_message
+from .._fields import _KNOWN_MAX, _NAME_RE
 from .._frozen import EMPTY, FrozenDict, freeze, freeze_mapping, thaw
+from .._ids import DERIVED_ID_PREFIX, derive_call_id
 from .._json import dumps_compact, json_type, loads
 from .._message import (
     AssistantMessage,
@@ -97,9 +100,6 @@ from .._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
-    trusted_content_message,
-    trusted_tool_call_message,
-    trusted_tool_result_message,
 )
 from .._parts import (
     AudioPart,
@@ -111,11 +111,9 @@ from .._parts import (
     parse_data_url,
 )
 from .._streaming import ToolCallDelta
-from .._tool_call import _KNOWN_MAX, _KNOWN_NAMES, _NAME_RE, InvalidToolCall, ToolCall
-from .._tool_call import _Building as _BuildingCall
+from .._tool_call import _KNOWN_NAMES, InvalidToolCall, ToolCall
 from ..errors import DecodeError, MessageError, ValidationError
 from ._base import (
-    DERIVED_ID_PREFIX,
     DROP_OTHER_REASONING,
     GUARDED_ERRORS,
     KIND_SYSTEM,
@@ -132,7 +130,6 @@ from ._base import (
     StreamDelta,
     Usage,
     decode_error,
-    derive_call_id,
     fast_list,
     fast_mapping,
     foreign_state_losses,
@@ -811,8 +808,7 @@ def _fast_contents(messages: Sequence[Message]) -> tuple[list[Any], list[dict[st
     pending = 0  # ... and how many are not: the general path answers them, with a Loss
     turn = 0  # where the current turn starts in ``out`` (after the last user text)
     for m in messages:
-        aux = m._aux  # type: ignore[attr-defined,unused-ignore]
-        if aux is not None and (aux[0] is not None or aux[2]):
+        if m.name is not None or m.extras:
             return None
         t = type(m)
         if t is ToolResultMessage:
@@ -959,16 +955,13 @@ class GeminiProvider(Provider):
             kind = kind_get(type(m))
             if kind is None:
                 kind = kind_of(m, i)
-            aux = m._aux  # type: ignore[attr-defined,unused-ignore]  # the raw slot: aux_of without a call
             own: Mapping[str, Any] = EMPTY
-            if aux is not None:
-                path = f"messages[{i}]"
-                if aux[0] is not None:
-                    losses.add(
-                        f"{path}.name", "message name", "dropped: Gemini contents have no name"
-                    )
-                if aux[2]:
-                    own = _own_extras(aux[2], path, losses)
+            if m.name is not None:
+                losses.add(
+                    f"messages[{i}].name", "message name", "dropped: Gemini contents have no name"
+                )
+            if m.extras:
+                own = _own_extras(m.extras, f"messages[{i}]", losses)
             if kind == KIND_SYSTEM:
                 if started:
                     losses.add(
@@ -1331,12 +1324,12 @@ def _parse_system(system: Any) -> SystemMessage:
     text = "".join(texts)
     role = opt_str(sysmap.get("role"), "systemInstruction.role")
     if plain and len(parts) == 1 and role is None:
-        return trusted_content_message(SystemMessage, text)
+        return message(SystemMessage, text)
     own: dict[str, Any] = {"system": freeze_decoded(parts, "systemInstruction.parts")}
     if role is not None:
         own["system_role"] = role  # the SDKs send role "user"; formatted back as given
     extras = FrozenDict({NAME: FrozenDict(own)})
-    return trusted_content_message(SystemMessage, text, extras=extras)
+    return message(SystemMessage, text, None, EMPTY, extras)
 
 
 def _audio_format(media_type: str) -> str:
@@ -1447,7 +1440,7 @@ def _tool_message(
     if is_json:
         own["response"] = shape
         own["json"] = True
-    return trusted_tool_result_message(
+    return tool_result_message(
         ToolResultMessage, call_id, text, is_error, name, extras=_own(own, (), keys)
     )
 
@@ -1512,7 +1505,7 @@ def _parse_user_content(
             if len(user_parts) == 1 and type(user_parts[0]) is TextPart
             else tuple(user_parts)
         )
-        out.append(trusted_content_message(UserMessage, content, extras=extras))
+        out.append(message(UserMessage, content, None, EMPTY, extras))
     elif unknown:
         out[-1] = out[-1].with_extras(_with_unknown(out[-1].extras, unknown))
 
@@ -1614,7 +1607,7 @@ class _Collector:
             _KNOWN_NAMES.add(name)
         if not lenient and "args" not in fc:
             self.no_args.append(call_id)  # written without ``args``: formatted back so
-        self.calls.append(ToolCall._trusted(call_id, name, frozen, _call_extras(sig), None))
+        self.calls.append(tool_call(ToolCall, call_id, name, frozen, _call_extras(sig), None))
 
     def message(self, usage: Usage | None) -> AssistantMessage:
         """The turn as a response message: reasoning parts first, then the joined text.
@@ -1647,21 +1640,21 @@ class _Collector:
         elif reasoning:
             content = (*reasoning, TextPart(text)) if text else tuple(reasoning)
         calls = self.calls
-        if calls:
-            n = len(calls)
-            if n > 1 and (
-                calls[0].id == calls[1].id if n == 2 else len({c.id for c in calls}) != n
-            ):
+        invalid = self.invalid
+        if calls or invalid:
+            ids = [c.id for c in calls] + [c.id for c in invalid]
+            if len(set(ids)) != len(ids):
                 raise DecodeError("duplicate functionCall id within the candidate", "candidates[0]")
-            return trusted_tool_call_message(
+            return tool_call_message(
                 ToolCallMessage,
                 tuple(calls),
                 content if content != "" else None,
+                tuple(invalid),
                 None,
                 metadata,
                 extras,
             )
-        return trusted_content_message(AssistantMessage, content, None, metadata, extras)
+        return message(AssistantMessage, content, None, metadata, extras)
 
 
 def _fast_part(acc: _Collector, part: dict[str, Any]) -> bool:
@@ -1705,18 +1698,8 @@ def _fast_part(acc: _Collector, part: dict[str, Any]) -> bool:
     ordinal = acc.ordinal
     acc.ordinal = ordinal + 1
     call_id = wire_id or _derived_id(acc.id_seed, ordinal, name, args)
-    call: Any = _new(_BuildingCall)  # see _frozen.mutable_twin
-    call.id = call_id
-    call.name = name
-    call.arguments = frozen
-    call.extras = _call_extras(sig or None)
-    call._raw = None
-    call.__class__ = ToolCall
-    acc.calls.append(call)
+    acc.calls.append(tool_call(ToolCall, call_id, name, frozen, _call_extras(sig or None), None))
     return True
-
-
-_new = object.__new__
 
 
 def _call_extras(sig: str | None) -> FrozenDict:
@@ -1798,15 +1781,15 @@ def _parse_model_content(
         if len({c.id for c in calls}) != len(calls):
             raise DecodeError("duplicate functionCall id within the content", f"{path}.parts")
         return (
-            trusted_tool_call_message(
-                ToolCallMessage, tuple(calls), content_parts or None, extras=extras
+            tool_call_message(
+                ToolCallMessage, tuple(calls), content_parts or None, (), None, EMPTY, extras
             ),
             calls,
         )
     content: str | tuple[ContentPart, ...] = content_parts
     if len(content_parts) == 1 and type(content_parts[0]) is TextPart:
         content = content_parts[0].text
-    return trusted_content_message(AssistantMessage, content, extras=extras), calls
+    return message(AssistantMessage, content, None, EMPTY, extras), calls
 
 
 def _count(u: Mapping[str, Any], key: str, path: str) -> int | None:
@@ -2204,7 +2187,9 @@ class GeminiStream(StreamAccumulator):
             )
             return
         raw = dumps_compact(call.args)
-        acc.calls.append(ToolCall._trusted(call_id, call.name, frozen, _call_extras(call.sig), raw))
+        acc.calls.append(
+            tool_call(ToolCall, call_id, call.name, frozen, _call_extras(call.sig), raw)
+        )
         # the id goes with the arguments when it could not be announced with the name
         late_id = None if call.id or call.announced == call_id else call_id
         deltas.append(

@@ -28,7 +28,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from .._build import tool_call
 from .._frozen import EMPTY, FrozenDict, freeze_mapping
+from .._ids import DERIVED_ID_PREFIX, derive_call_id
 from .._json import dumps_compact
 from .._message import (
     AssistantMessage,
@@ -38,7 +40,6 @@ from .._message import (
     ToolCallMessage,
     ToolResultMessage,
     UserMessage,
-    aux_of,
 )
 from .._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from .._role import MessageRole
@@ -57,7 +58,6 @@ from ._base import (
     Usage,
     as_list,
     as_mapping,
-    derive_call_id,
     format_error,
     guard_error,
     opt_int,
@@ -69,7 +69,6 @@ from ._base import (
 )
 from ._chat_completions import (
     _GOOD_NAMES,
-    DERIVED_ID_PREFIX,
     ToolPairing,
     args_path,
     call_state_losses,
@@ -196,6 +195,7 @@ def _calls(
         call_id = tc.get("id")
         if call_id is not None and type(call_id) is not str:
             raise DecodeError(f"expected a string, got {type(call_id).__name__}", f"{path}[{j}].id")
+        bad_id = call_id or derive_call_id(DERIVED_ID_PREFIX, seed, start + j, name, "invalid")
         if args.__class__ is dict:
             # hot path: no path function unless freezing fails (then it runs again)
             try:
@@ -207,9 +207,7 @@ def _calls(
                     if not lenient:
                         raise
                     # an object holding what JSON cannot (NaN from a lenient decoder)
-                    invalid.append(
-                        InvalidToolCall(call_id or None, name, raw_json_text(args), str(exc))
-                    )
+                    invalid.append(InvalidToolCall(bad_id, name, raw_json_text(args), str(exc)))
                     continue
         elif args is None:
             frozen = EMPTY
@@ -221,7 +219,7 @@ def _calls(
             except DecodeError as exc:
                 if not lenient:
                     raise
-                invalid.append(InvalidToolCall(call_id or None, name, args, str(exc)))
+                invalid.append(InvalidToolCall(bad_id, name, args, str(exc)))
                 continue
         else:
             raise DecodeError(
@@ -232,7 +230,7 @@ def _calls(
                 raise DecodeError("invalid tool name", f"{path}[{j}].function.name")
             invalid.append(
                 InvalidToolCall(
-                    call_id or None,
+                    bad_id,
                     name,
                     raw_args or dumps_compact(frozen),
                     f"{path}[{j}].function.name: invalid tool name",
@@ -243,7 +241,7 @@ def _calls(
             call_id = derive_call_id(
                 DERIVED_ID_PREFIX, seed, start + j, name, raw_args or dumps_compact(frozen)
             )
-        calls.append(ToolCall._trusted(call_id, name, frozen, EMPTY, raw_args))
+        calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, raw_args))
     return calls, invalid
 
 
@@ -308,7 +306,7 @@ class OllamaProvider(Provider):
             # metadata or extras, no opaque call state) written out inline; anything
             # else takes the general branches below, which give the same result
             t = type(m)
-            if t in _FAST_TYPES and m._aux is None:
+            if t in _FAST_TYPES and m.name is None and not m.extras:
                 c = m.content
                 if t is ToolCallMessage:
                     if c is None or type(c) is str:
@@ -358,15 +356,12 @@ class OllamaProvider(Provider):
                 raise ValidationError(
                     f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
                 ) from None
-            aux = aux_of(m)
-            if aux is not None:
+            if m.extras:
                 own_extras(m, self.name, i, losses)  # ollama keeps no state of its own
-                if aux[0] is not None:
-                    losses.add(
-                        f"messages[{i}].name",
-                        "message name",
-                        "dropped: ollama messages have no name",
-                    )
+            if m.name is not None:
+                losses.add(
+                    f"messages[{i}].name", "message name", "dropped: ollama messages have no name"
+                )
             if role is _USER:
                 out.append(self._user(m, i, losses))
             elif role is _ASSISTANT:
@@ -532,7 +527,7 @@ class OllamaProvider(Provider):
         if done_reason.__class__ is not str:
             done_reason = opt_str(done_reason, "done_reason")
         usage = _usage(b)
-        message = respond(text, thinking or None, self.name, calls, usage, None)
+        message = respond(text, thinking or None, self.name, calls, usage, None, None, invalid)
         return new_response(
             message,
             _finish(done_reason, bool(calls or invalid)),
@@ -721,6 +716,7 @@ class OllamaStream(CountingStream):
             self._usage,
             None,
             self._error_details,
+            invalid,
         )
         return new_response(
             message,
