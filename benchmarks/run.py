@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import platform
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+# MESSAGES_BENCH_ROOT: measure the package of another checkout (benchmarks/versus.py)
+sys.path.insert(0, os.environ.get("MESSAGES_BENCH_ROOT") or str(HERE.parent))
 
 SUITES = [
     ("core", "bench_core", "bench_core"),

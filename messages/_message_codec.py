@@ -46,7 +46,7 @@ from ._part_codec import (
     _spread,
     plain,
 )
-from ._timestamps import check_stamp_text, created_value
+from ._timestamps import ISO_TEXT, check_stamp_text, created_value
 from ._tool_call import ToolCall
 from .errors import DecodeError, ValidationError, undecodable
 
@@ -96,7 +96,8 @@ Decoder = Callable[[Any, Mapping[str, Any]], Any]
 # Hot path: id and created_at are read from their raw slots (``_id_slot`` and
 # ``_created_slot``, see ``_message``). A decoded message holds its id and canonical
 # created_at text, written back as they are; a fresh one formats its id on first
-# read and its timestamp text once (``created_at_text``).
+# read and its timestamp text once (``created_at_text``); a created_at given as a
+# datetime is looked up in the timestamp text cache first (one dict lookup).
 
 
 def _add_common(d: dict[str, Any], m: Any, reserved: frozenset[str]) -> None:
@@ -135,7 +136,7 @@ def _content_encoder(role: str, share: bool) -> Encoder:
             mid = m.id
         created = m._created_slot
         if created.__class__ is not str:
-            created = created_at_text(m)
+            created = ISO_TEXT.get(created) or created_at_text(m)
         c = m.content
         if c.__class__ is str:
             d = {"id": mid, "role": role, "content": c, "created_at": created}
@@ -160,7 +161,7 @@ def _tool_call_message_encoder(share: bool) -> Encoder:
             mid = m.id
         created = m._created_slot
         if created.__class__ is not str:
-            created = created_at_text(m)
+            created = ISO_TEXT.get(created) or created_at_text(m)
         d: dict[str, Any] = {"id": mid, "role": "assistant"}
         c = m.content
         if c is not None:
@@ -202,7 +203,7 @@ def _tool_result_message_encoder(share: bool) -> Encoder:
             mid = m.id
         created = m._created_slot
         if created.__class__ is not str:
-            created = created_at_text(m)
+            created = ISO_TEXT.get(created) or created_at_text(m)
         c = m.content
         d: dict[str, Any] = {
             "id": mid,
