@@ -47,10 +47,16 @@ PROVIDERS: dict[str, str] = {
 _cache: dict[str, Provider] = {}
 
 
-def get_provider(name: str) -> Provider:
-    """The provider named ``name`` (case-insensitive): one of ``PROVIDERS``."""
+def get_provider(name: str, *, origin: str | None = None) -> Provider:
+    """The provider named ``name`` (case-insensitive): one of ``PROVIDERS``.
+
+    ``origin`` names the endpoint when opaque state must not travel between two
+    endpoints of one provider (see ``Provider.tag``).
+    """
     from ..errors import ValidationError
 
+    if origin is not None:
+        return get_provider(name).at(origin)
     if not isinstance(name, str):
         raise ValidationError(f"provider name must be a str, got {type(name).__name__}", "provider")
     key = name.strip().lower()

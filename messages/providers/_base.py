@@ -290,10 +290,48 @@ class CountingStream(StreamAccumulator):
         return self._events
 
 
+_ORIGIN_RE = None  # compiled on first use
+
+
 class Provider(ABC):
-    """A provider's wire format, in both directions."""
+    """A provider's wire format, in both directions.
+
+    ``tag`` names where opaque state (signatures, encrypted reasoning, item ids,
+    kept blocks) came from: the provider's ``name``, or ``name@origin`` for a provider
+    got with an origin (``get_provider("anthropic", origin="bedrock")``, or
+    ``provider.at("bedrock")``). Parsing tags state with ``tag``; formatting replays
+    only state whose tag is its own, exactly, and reports the rest as a Loss. The
+    same model family behind different endpoints (Anthropic direct, Bedrock,
+    Vertex; OpenAI organisations) rejects each other's signatures, so give each
+    endpoint its own origin when a conversation may move between them.
+    """
 
     name: str = ""
+    origin: str | None = None
+
+    @property
+    def tag(self) -> str:
+        """The tag of the state this provider produces and replays (``name`` or ``name@origin``)."""
+        return self.name if self.origin is None else f"{self.name}@{self.origin}"
+
+    def at(self, origin: str | None) -> Provider:
+        """This provider for the endpoint ``origin`` (None: the provider's own, untagged)."""
+        import copy
+        import re
+
+        global _ORIGIN_RE
+        if origin is not None:
+            if _ORIGIN_RE is None:
+                _ORIGIN_RE = re.compile(r"[A-Za-z0-9._:/-]{1,64}")
+            if not isinstance(origin, str) or _ORIGIN_RE.fullmatch(origin) is None:
+                from ..errors import ident
+
+                raise ValidationError(
+                    f"origin {ident(origin)} must match ^[A-Za-z0-9._:/-]{{1,64}}$", "origin"
+                )
+        other = copy.copy(self)
+        other.origin = origin
+        return other
 
     @abstractmethod
     def convert(
@@ -355,7 +393,7 @@ class Provider(ABC):
         return conversion.body, conversion.losses
 
     def __repr__(self) -> str:
-        return f"<provider {self.name}>"
+        return f"<provider {self.tag}>"
 
 
 def build_assistant(
