@@ -188,7 +188,10 @@ def _read(
 
 def _at_line(exc: MessageError, line: int) -> MessageError:
     """A copy of ``exc`` located at a line of JSON Lines input."""
-    return _relocated(exc, f"line {line}, {exc.path}" if exc.path else f"line {line}")
+    path = exc.path
+    if path == "$" or path.startswith("$ "):  # the line as a whole
+        return _relocated(exc, f"line {line}")
+    return _relocated(exc, f"line {line}, {path}" if path else f"line {line}")
 
 
 def _relocated(exc: MessageError, path: str) -> MessageError:

@@ -40,7 +40,7 @@ from ._ordering import (
     kind_of,
 )
 from ._tokens import estimate_tokens
-from ._tool_call import ToolCall
+from ._tool_call import InvalidToolCall, ToolCall
 from .errors import DecodeError, OrderingError, UnknownIdError, ValidationError
 
 if TYPE_CHECKING:
@@ -214,8 +214,12 @@ class ConversationHistory:
             return id in self._id_index()
 
     @property
-    def pending_tool_calls(self) -> tuple[ToolCall, ...]:
-        """The calls of the last tool-call message that have no result yet, in call order."""
+    def pending_tool_calls(self) -> tuple[ToolCall | InvalidToolCall, ...]:
+        """The calls of the last tool-call message that have no result yet, in call order.
+
+        Invalid calls are pending like valid ones, after them: answer each (usually with
+        ``ToolResult.error(call.id, ...)``, or ``Toolbox.run``).
+        """
         with self._lock:
             return tuple(self._state.pending.values())
 

@@ -66,7 +66,8 @@ def loads(text: str | bytes | bytearray, path: str = "") -> Any:
         raise
     except json.JSONDecodeError as exc:
         raise DecodeError(
-            f"invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", path
+            f"invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+            path or f"$ (line {exc.lineno}, column {exc.colno})",
         ) from None
     except RecursionError:
         raise DecodeError("JSON nested too deeply", path) from None

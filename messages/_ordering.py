@@ -51,8 +51,8 @@ from ._message import (
     UserMessage,
 )
 from ._role import MessageRole
-from ._tool_call import ToolCall
-from .errors import DecodeError, OrderingError, ValidationError
+from ._tool_call import InvalidToolCall, ToolCall
+from .errors import DecodeError, OrderingError, ValidationError, ident
 
 __all__ = [
     "OrderingPolicy",
@@ -285,7 +285,7 @@ class OrderingState:
         self.phase = EMPTY
         self.has_system = False
         #: The unanswered calls of the last tool-call message, in call order.
-        self.pending: dict[str, ToolCall] = {}
+        self.pending: dict[str, ToolCall | InvalidToolCall] = {}
         #: The answered call ids of the last tool-call message.
         self.answered: set[str] = set()
 
@@ -316,9 +316,13 @@ def advance(state: OrderingState, message: Message, index: int) -> None:
             state.has_system = True
         elif kind == TOOL_CALL:
             calls = message.tool_calls
+            invalid = message.invalid_tool_calls
+            # an invalid call is answered like a valid one (usually with an error result)
             state.pending = {c.id: c for c in calls}
+            if invalid:
+                state.pending.update({c.id: c for c in invalid})
             state.answered = set()
-            if not calls:
+            if not state.pending:
                 nxt = ANSWERED
         state.phase = nxt
         return
@@ -350,7 +354,7 @@ _TURN_OF_PHASE = {P_USER: "user", P_ASSISTANT: "assistant", ANSWERED: "tool resu
 
 
 def _ids(ids: Iterable[str]) -> str:
-    shown = [repr(i) for i in ids]
+    shown = [ident(i) for i in ids]
     if len(shown) > 3:
         return ", ".join(shown[:3]) + f", ... ({len(shown)} in all)"
     return ", ".join(shown)
@@ -380,11 +384,9 @@ def _error(
     elif rule == "orphan_tool_result":
         text = "a tool result must follow an assistant message with tool_calls"
     elif rule == "unknown_tool_call_id":
-        text = (
-            f"tool_call_id {call_id!r} does not match any call of the preceding tool_calls message"
-        )
+        text = f"tool_call_id {ident(call_id)} does not match any call of the preceding tool_calls message"
     elif rule == "duplicate_tool_result":
-        text = f"tool_call_id {call_id!r} was already answered"
+        text = f"tool_call_id {ident(call_id)} was already answered"
     else:  # pragma: no cover - every table entry is one of the rules above
         text = "illegal message"
     return OrderingError(text, rule=rule, index=index)

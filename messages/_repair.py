@@ -73,7 +73,7 @@ from ._ordering import (
     OrderingPolicy,
     kind_of,
 )
-from ._tool_call import ToolCall
+from ._tool_call import InvalidToolCall, ToolCall
 from .errors import ValidationError
 
 __all__ = ["UNANSWERED_TEXT", "Repair", "repair"]
@@ -137,7 +137,7 @@ class _Repairer:
         self.body: list[Message | None] = []
         self.records: list[Repair] = []
         self.phase = INSTRUCTIONS
-        self.pending: dict[str, ToolCall] = {}
+        self.pending: dict[str, ToolCall | InvalidToolCall] = {}
         self.answered: set[str] = set()
         self.call_src = -1
         self.first_system: tuple[list[Message | None], int, int] | None = None
@@ -175,7 +175,7 @@ class _Repairer:
 
     def close_group(self) -> None:
         for call_id, call in self.pending.items():
-            self.body.append(ToolResultMessage(call_id, UNANSWERED_TEXT, True, call.name))
+            self.body.append(ToolResultMessage(call_id, UNANSWERED_TEXT, True, call.name or None))
             self.note(self.call_src, "unanswered_tool_call", "inserted_error_result")
             self.answered.add(call_id)
         self.pending = {}
@@ -246,6 +246,10 @@ class _Repairer:
         self.phase = phase
         if kind == TOOL_CALL:
             self.pending = {c.id: c for c in m.tool_calls}
+            if (
+                m.invalid_tool_calls
+            ):  # answered like valid calls (repair gives them an error result)
+                self.pending.update({c.id: c for c in m.invalid_tool_calls})
             self.answered = set()
             self.call_src = i
             if not self.pending:

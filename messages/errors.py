@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 __all__ = [
+    "ROOT",
     "DecodeError",
     "MessageError",
     "OrderingError",
@@ -26,6 +27,9 @@ __all__ = [
 
 #: Identifiers shown in an error are cut to this many characters.
 IDENT_MAX = 64
+
+#: The path of a DecodeError about the input as a whole (JSONPath's root).
+ROOT = "$"
 
 
 class MessageError(ValueError):
@@ -49,8 +53,10 @@ class MessageError(ValueError):
 
     def at(self, prefix: str) -> MessageError:
         """Return a copy of this error whose path is prefixed by ``prefix``."""
-        if not self.path:
-            path = prefix
+        if not self.path or self.path == ROOT:
+            path = prefix or self.path
+        elif self.path.startswith(ROOT):  # "$ (line 1, column 5)" under a prefix
+            path = (prefix or ROOT) + self.path[len(ROOT) :]
         elif self.path.startswith("["):
             path = prefix + self.path
         else:
@@ -70,8 +76,13 @@ class ValidationError(MessageError):
 class DecodeError(MessageError):
     """``from_dict`` / ``from_json`` / a provider parser rejected its input.
 
-    ``path`` says where, e.g. ``messages[3].tool_calls[0].function.arguments``.
+    ``path`` says where, e.g. ``messages[3].tool_calls[0].function.arguments``; an
+    error about the input as a whole has the root path ``$`` (JSON text that does not
+    parse: ``$ (line 1, column 5)``). It is never empty.
     """
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message, path or ROOT)
 
 
 class OrderingError(MessageError):

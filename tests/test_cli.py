@@ -654,7 +654,7 @@ def test_directory_is_exit_1_one_line(capsys: pytest.CaptureFixture[str], tmp_pa
         (f'[{{"role": "user", "content": "{SECRET}"}}, {{"role": "wizard", "content": "{SECRET}"}}]', "[1].role: "),
         (f'{{"messages": [{{"role": "user", "content": [{{"type": "text", "text": ["{SECRET}"]}}]}}]}}', "messages[0].content[0]"),
         (f'{{"role": "user", "content": "x"}}\n{{"role": "assistant", "tool_calls": [{{"id": "c", "type": "function", "function": 5}}], "content": "{SECRET}"}}\n', "line 2, tool_calls[0].function: "),
-        (f'"{SECRET}"', "expected a list of messages"),
+        (f'"{SECRET}"', "$: expected a list of messages"),
         (f'{{"role": "user", "content": "a"}}\n[1, "{SECRET}"]\n', "line 2: "),
         ('{"role": "user", "content": "\xff"}'.encode("latin-1").decode("utf-8", "surrogateescape"), "{path}: "),
     ],

@@ -687,7 +687,7 @@ def test_mappings_and_tuples_are_accepted_as_input() -> None:
 GOOD_CALL = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
 
 REFUSED: list[tuple[str, Any, str, str]] = [
-    ("not an object", 5, "", "expected a message object or an array"),
+    ("not an object", 5, "$", "expected a message object or an array"),
     ("no role", {"content": "x"}, "role", "role is required"),
     ("role not a string", {"role": 3, "content": "x"}, "role", "role must be a string"),
     ("unknown role", {"role": "wizard", "content": "x"}, "role", "unknown role 'wizard'"),
@@ -860,7 +860,7 @@ REFUSED: list[tuple[str, Any, str, str]] = [
         "weird",
         "unsupported type set",
     ),
-    ("non-string key", {"role": "user", "content": "x", 7: "v"}, "", "object key of type int"),
+    ("non-string key", {"role": "user", "content": "x", 7: "v"}, "$", "object key of type int"),
     (
         "naive created_at",
         {"role": "user", "content": "x", "created_at": "2025-01-02T03:04:05"},

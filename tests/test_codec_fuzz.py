@@ -341,7 +341,7 @@ def test_text_that_is_not_utf8_is_a_decode_error() -> None:
 def test_nan_and_infinity_literals_are_refused(literal: str) -> None:
     err = outcome(from_json, '{"role": "user", "content": "x", "metadata": {"a": ' + literal + "}}")
     assert err is not None
-    assert err.path == ""
+    assert err.path == "$"
     assert f"{literal} is not valid JSON" in err.message
     args = json.dumps('{"a": ' + literal + "}")
     text = (
@@ -512,6 +512,6 @@ def test_the_safety_net_turns_a_stray_exception_into_a_decode_error() -> None:
 
     with pytest.raises(DecodeError) as e:
         _part_codec._guarded(buggy, {})
-    assert str(e.value) == "malformed input (unexpected KeyError)"
+    assert str(e.value) == "$: malformed input (unexpected KeyError)"
     assert isinstance(_part_codec._unexpected(RecursionError()), DecodeError)
     assert _part_codec._unexpected(ValidationError("m", "p")).path == "p"

@@ -470,7 +470,7 @@ def test_normalize(row: dict[str, Any], expected: dict[str, Any]) -> None:
             f"metadata.{UNKNOWN_FIELDS_KEY}",
             "must be an object",
         ),
-        ({"role": "user", 5: "x"}, "", "keys must be strings"),
+        ({"role": "user", 5: "x"}, "$", "keys must be strings"),
     ],
 )
 def test_normalize_rejects(row: dict[Any, Any], path: str, fragment: str) -> None:
@@ -484,7 +484,7 @@ def test_normalize_rejects(row: dict[Any, Any], path: str, fragment: str) -> Non
 def test_normalize_rejects_non_objects(row: Any) -> None:
     with pytest.raises(DecodeError) as info:
         Envelope.normalize(row)
-    assert info.value.path == ""
+    assert info.value.path == "$"
 
 
 def test_normalize_returns_an_envelope_unchanged() -> None:

@@ -642,7 +642,7 @@ def test_parse_messages_accepts_a_bare_list() -> None:
             "messages[0].content[0].source.media_type",
         ),
         ({"system": [{"type": "image"}], "messages": []}, "system[0].type"),
-        (17, ""),
+        (17, "$"),
     ],
 )
 def test_malformed_requests_name_the_field(body: Any, path: str) -> None:

@@ -612,7 +612,7 @@ def test_unknown_parts_and_part_keys_survive_a_round_trip() -> None:
             {"contents": [], "systemInstruction": {"parts": [{"inlineData": {}}]}},
             "systemInstruction.parts[0].text",
         ),
-        ("x", ""),
+        ("x", "$"),
     ],
 )
 def test_malformed_requests_name_the_field(body: Any, path: str) -> None:

@@ -548,7 +548,7 @@ def test_the_exact_arguments_string_is_kept() -> None:
 @pytest.mark.parametrize(
     ("body", "path"),
     [
-        ([], ""),
+        ([], "$"),
         ({"choices": None}, "choices"),
         ({"choices": [1]}, "choices[0]"),
         ({"choices": [{"message": []}]}, "choices[0].message"),
@@ -782,7 +782,7 @@ def test_stream_without_ids_derives_stable_ones() -> None:
 @pytest.mark.parametrize(
     ("event", "path"),
     [
-        ([], ""),
+        ([], "$"),
         ({"choices": {"0": {}}}, "choices"),
         ({"choices": [{"delta": {"content": 1}}]}, "choices[0].delta.content"),
         ({"choices": [{"delta": {"tool_calls": [{"index": -1}]}}]}, "choices[0].delta.tool_calls[0].index"),
