@@ -930,7 +930,7 @@ REFUSED: list[tuple[str, Any, str, str]] = [
         "created_at a number",
         {"role": "user", "content": "x", "created_at": 1700000000},
         "created_at",
-        "expected an ISO 8601 string, got number",
+        "expected an ISO 8601 string, got integer",
     ),
     (
         "created_at out of range in UTC",
