@@ -27,7 +27,16 @@ if TYPE_CHECKING:
     dumps_compact: Callable[[Any], str]
     """Compact JSON (``{"a":1}``) with non-ASCII escaped, so lone surrogates survive."""
 
-__all__ = ["JSON_SCALAR_TYPES", "dumps_compact", "json_type", "loads", "loads_object"]
+__all__ = [
+    "JSON_SCALAR_TYPES",
+    "JSON_TYPE_NAMES",
+    "MAX_NAME",
+    "dumps_compact",
+    "json_type",
+    "loads",
+    "loads_object",
+    "show_name",
+]
 
 # The json module is imported on first use, not by ``import messages`` (import
 # time is latency): ``dumps_compact`` is made by the module ``__getattr__`` below
@@ -91,7 +100,8 @@ def loads_object(text: str, path: str = "") -> dict[str, Any]:
 #: The Python types of JSON scalars, as ``json.loads`` gives them.
 JSON_SCALAR_TYPES: frozenset[type] = frozenset((str, int, float, bool, type(None)))
 
-_TYPE_NAMES: dict[type, str] = {
+#: JSON Schema type names by exact Python type (what json.loads and freeze give).
+JSON_TYPE_NAMES: dict[type, str] = {
     str: "string",
     int: "integer",
     float: "number",
@@ -110,7 +120,7 @@ def json_type(value: object) -> str:
     for a list or tuple, ``object`` for a mapping (frozen ones included), else the
     Python type name.
     """
-    name = _TYPE_NAMES.get(type(value))
+    name = JSON_TYPE_NAMES.get(type(value))
     if name is not None:
         return name
     if isinstance(value, bool):
@@ -126,3 +136,20 @@ def json_type(value: object) -> str:
     if isinstance(value, (dict, Mapping)):
         return "object"
     return type(value).__name__
+
+
+#: How many characters of an identifier (a key, a parameter or tool name) a message shows.
+MAX_NAME = 64
+
+
+def show_name(name: str) -> str:
+    """An identifier as error messages show it: escaped like ``repr()``, at most 64 characters.
+
+    For keys, parameter and tool names, never for values. Control characters
+    (a newline, an escape sequence) are shown escaped; a longer name is cut and
+    ends with ``...``.
+    """
+    if len(name) <= MAX_NAME and name.isprintable():
+        return name
+    text = repr(name)[1:-1]
+    return text if len(text) <= MAX_NAME else text[: MAX_NAME - 3] + "..."
