@@ -79,6 +79,7 @@ class _Generator:
         self.recursive: set[RecordNode] = set()
         self.names: dict[RecordNode, str] = {}
         self.defs: dict[str, dict[str, Any]] = {}
+        self.docs: dict[RecordNode, tuple[str, dict[str, str]]] = {}  # each record's docstring
 
     def ref(self, rec: RecordNode) -> str:
         if rec is self.root:
@@ -183,7 +184,7 @@ class _Generator:
             fail(path, rec.hint_error)
         for f in rec.fields:
             _refuse_kind(f, path)
-        summary, docs = parse_docstring(class_doc(rec.type))
+        summary, docs = self.docs[rec] = parse_docstring(class_doc(rec.type))
         return self.object(summary if rec is not self.root else "", rec.fields, docs, path)
 
     def object(
@@ -279,7 +280,7 @@ def schema_from_type(
         schema = gen.finish(gen.record(rec, where))
     except RecursionError:  # only when the caller's own stack is already deep
         fail(where, "type hints nested too deeply")
-    summary, docs = parse_docstring(class_doc(tp))
+    summary, docs = gen.docs[rec]
     return schema, summary, docs
 
 
