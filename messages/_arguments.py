@@ -73,8 +73,9 @@ def keyword_arguments(fn: Callable[..., Any], args: Mapping[str, Any], path: str
 
 
 def _error(target: Any, err: _Mismatch, path: str) -> ValidationError:
-    """The error to raise outside the except blocks: no ``__context__`` chain (the
-    target's own exception may quote argument values)."""
+    """The ValidationError for a misfit of ``target``'s arguments."""
+    # Raised by the caller outside its except blocks: no __context__ chain (the
+    # target's own exception may quote argument values).
     segments = err.segments
     segments.reverse()
     return ValidationError(_render(show_name(_name_of(target)), err), path + "".join(segments))

@@ -93,6 +93,9 @@ class ToolDefinition:
         """Raise ValidationError naming the path (never the value) unless the arguments fit.
 
         Accepts a ToolCall (whose name must be this tool's) or a mapping of arguments.
+        A ``null`` for a property its object schema does not require counts as absent:
+        OpenAI's strict mode sends optional parameters as required and nullable, so a
+        model answers ``null`` for one it leaves out.
         """
         if isinstance(call_or_mapping, ToolCall):
             if call_or_mapping.name != self.name:

@@ -348,7 +348,7 @@ class Walker:
         """A record class's node, or any other callable's parameters."""
         if is_record(target):
             return self.record(target, 0)
-        return self.callable(target, type_name(target) if isinstance(target, type) else None)
+        return self.callable(target)
 
     def hint(self, hint: Any, depth: int = 0) -> Node:
         """The node of one (resolved) annotation; never raises but RecursionError."""

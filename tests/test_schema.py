@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import traceback
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given
@@ -14,6 +16,8 @@ from messages import DecodeError, ToolDefinition, ValidationError
 from messages._frozen import freeze
 from messages._schema import MAX_DEPTH, check_nesting, check_schema, strict_schema
 from messages._validate import validate
+
+T = TypeVar("T")
 
 
 def nested_schema(levels: int) -> dict[str, Any]:
@@ -41,22 +45,20 @@ def test_check_nesting_refuses_deep_values_without_recursing() -> None:
     assert info.value.path == "body.x[0][0]"
 
 
-def test_check_nesting_from_a_deep_call_stack() -> None:
-    deep = nested_items(5000)
-
-    def nest(depth: int) -> None:
-        if depth:
-            nest(depth - 1)
-        else:
-            with pytest.raises(ValidationError):
-                check_nesting(deep)
-
+def with_little_stack(headroom: int, fn: Callable[[], T]) -> T:
+    """Run ``fn`` with only ``headroom`` frames of stack left (a caller deep in recursion)."""
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(len(traceback.extract_stack()) + 60)
+    sys.setrecursionlimit(len(traceback.extract_stack()) + headroom)
     try:
-        nest(20)
+        return fn()
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_check_nesting_from_a_deep_call_stack() -> None:
+    deep = nested_items(5000)
+    with pytest.raises(ValidationError):
+        with_little_stack(40, lambda: check_nesting(deep))
 
 
 def test_check_nesting_names_keys_escaped_and_cut() -> None:
@@ -95,26 +97,10 @@ def test_schemas_within_the_limit_are_accepted() -> None:
 
 def test_check_schema_and_strict_schema_from_a_deep_call_stack() -> None:
     frozen = freeze(nested_schema(60))
-    results: list[str] = []
-
-    def nest(depth: int) -> None:
-        if depth:
-            nest(depth - 1)
-            return
-        for fn in (check_schema, strict_schema):
-            try:
-                fn(frozen)
-                results.append("ok")
-            except ValidationError as exc:  # noqa: PERF203 - each function is the point
-                results.append(exc.message)
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(len(traceback.extract_stack()) + 100)
-    try:
-        nest(10)
-    finally:
-        sys.setrecursionlimit(limit)
-    assert results == ["nested too deeply to check", "nested too deeply to check"]
+    for fn in (check_schema, strict_schema):
+        with pytest.raises(ValidationError) as info:
+            with_little_stack(80, functools.partial(fn, frozen))
+        assert info.value.message == "nested too deeply to check"
 
 
 # -- names in paths ---------------------------------------------------------------------------
