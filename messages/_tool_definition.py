@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ._frozen import FrozenDict, freeze_mapping, thaw
@@ -74,6 +74,9 @@ class ToolDefinition:
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
+        if type(self) is not ToolDefinition:  # a user's subclass: its own fields too
+            values = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+            return (_rebuild, (type(self), values))
         return (
             ToolDefinition._trusted,
             (self.name, self.description, self.parameters, self.strict),
@@ -197,6 +200,11 @@ class ToolDefinition:
         if name is None:
             name = tp.__name__
         return cls(name, _describe(description, summary, name), schema, strict)
+
+
+def _rebuild(cls: type[ToolDefinition], values: dict[str, Any]) -> ToolDefinition:
+    """Unpickle a subclass: through its constructor, so its own checks run."""
+    return cls(**values)
 
 
 def _describe(description: str | None, summary: str, name: str) -> str:

@@ -1828,3 +1828,23 @@ def test_strict_validation_matches_jsonschema_on_wire_parameters(
         assert not expected
     else:
         assert expected
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OwnedTool(ToolDefinition):
+    """A user's subclass with a field of its own."""
+
+    owner: str = ""
+
+
+def test_a_subclass_with_its_own_field_survives_pickle_and_copy() -> None:
+    tool = OwnedTool(
+        "t", "d", {"type": "object", "properties": {"a": {"type": "string"}}}, owner="me"
+    )
+    for twin in (pickle.loads(pickle.dumps(tool)), copy.copy(tool), copy.deepcopy(tool)):
+        assert type(twin) is OwnedTool
+        assert twin == tool
+        assert twin.owner == "me"
+        assert twin.wire_parameters() == tool.wire_parameters()
+    assert dataclasses.replace(tool, owner="you").owner == "you"
+    tool.validate_arguments({"a": None})
