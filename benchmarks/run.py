@@ -27,6 +27,7 @@ SUITES = [
     ("providers2", "bench_providers2", "bench_providers2"),
     ("storage", "bench_storage", "bench_storage"),
     ("bounds", "bench_bounds", "bench_bounds"),
+    ("tools", "bench_tools", "bench_tools"),
 ]
 
 

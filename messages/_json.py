@@ -14,6 +14,8 @@ Decisions, documented in the README:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .errors import DecodeError
 
 TYPE_CHECKING = False
@@ -25,7 +27,16 @@ if TYPE_CHECKING:
     dumps_compact: Callable[[Any], str]
     """Compact JSON (``{"a":1}``) with non-ASCII escaped, so lone surrogates survive."""
 
-__all__ = ["dumps_compact", "loads", "loads_object"]
+__all__ = [
+    "JSON_SCALAR_TYPES",
+    "JSON_TYPE_NAMES",
+    "MAX_NAME",
+    "dumps_compact",
+    "json_type",
+    "loads",
+    "loads_object",
+    "show_name",
+]
 
 # The json module is imported on first use, not by ``import messages`` (import
 # time is latency): ``dumps_compact`` is made by the module ``__getattr__`` below
@@ -83,24 +94,63 @@ def loads_object(text: str, path: str = "") -> dict[str, Any]:
     """Parse JSON text that must be an object."""
     value = loads(text, path)
     if type(value) is not dict:
-        raise DecodeError(f"expected a JSON object, got {_json_type(value)}", path)
+        raise DecodeError(f"expected a JSON object, got {json_type(value)}", path)
     return value
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
+#: The Python types of JSON scalars, as ``json.loads`` gives them.
+JSON_SCALAR_TYPES: frozenset[type] = frozenset((str, int, float, bool, type(None)))
+
+#: JSON Schema type names by exact Python type (what json.loads and freeze give).
+JSON_TYPE_NAMES: dict[type, str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+    list: "array",
+    tuple: "array",
+    dict: "object",
+}
+
+
+def json_type(value: object) -> str:
+    """The JSON Schema type name of a value, for error messages; never the value itself.
+
+    ``integer`` for an int and ``number`` for a float (JSON Schema's names), ``array``
+    for a list or tuple, ``object`` for a mapping (frozen ones included), else the
+    Python type name.
+    """
+    name = JSON_TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
         return "number"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return "array"
-    if isinstance(value, dict):
+    if isinstance(value, (dict, Mapping)):
         return "object"
     return type(value).__name__
 
 
-json_type = _json_type
+#: How many characters of an identifier (a key, a parameter or tool name) a message shows.
+MAX_NAME = 64
+
+
+def show_name(name: str) -> str:
+    """An identifier as error messages show it: escaped like ``repr()``, at most 64 characters.
+
+    For keys, parameter and tool names, never for values. Control characters
+    (a newline, an escape sequence) are shown escaped; a longer name is cut and
+    ends with ``...``.
+    """
+    if len(name) <= MAX_NAME and name.isprintable():
+        return name
+    text = repr(name)[1:-1]
+    return text if len(text) <= MAX_NAME else text[: MAX_NAME - 3] + "..."

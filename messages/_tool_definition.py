@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._frozen import FrozenDict, freeze_mapping, thaw
-from ._json import json_type
-from ._schema import check_schema, strict_schema, validate
+from ._json import json_type, show_name
+from ._schema import check_schema, strict_schema
 from ._tool_call import ToolCall, check_tool_name
+from ._validate import validate
 from .errors import DecodeError, MessageError, ValidationError
 
 __all__ = ["MAX_DESCRIPTION", "ToolDefinition"]
@@ -39,8 +40,14 @@ class ToolDefinition:
     _wire: FrozenDict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        try:
+            self._check()
+        except RecursionError:  # only when the caller's own stack is already deep
+            raise ValidationError("nested too deeply", "parameters") from None
+
+    def _check(self) -> None:
         check_tool_name(self.name, "name")
-        _check_description(self.description, stacklevel=4)
+        _check_description(self.description, stacklevel=5)
         if not isinstance(self.parameters, Mapping):
             raise ValidationError(
                 f"expected a JSON Schema mapping, got {type(self.parameters).__name__}",
@@ -67,6 +74,9 @@ class ToolDefinition:
         """Raise ValidationError naming the path (never the value) unless the arguments fit.
 
         Accepts a ToolCall (whose name must be this tool's) or a mapping of arguments.
+        A ``null`` for a property its object schema does not require counts as absent:
+        OpenAI's strict mode sends optional parameters as required and nullable, so a
+        model answers ``null`` for one it leaves out.
         """
         if isinstance(call_or_mapping, ToolCall):
             if call_or_mapping.name != self.name:
@@ -75,13 +85,16 @@ class ToolDefinition:
                 )
             args: Mapping[str, Any] = call_or_mapping.arguments
         elif isinstance(call_or_mapping, Mapping):
-            args = freeze_mapping(call_or_mapping, "arguments")
+            try:
+                args = freeze_mapping(call_or_mapping, "arguments")
+            except RecursionError:  # only when the caller's own stack is already deep
+                raise ValidationError("nested too deeply to validate", "arguments") from None
         else:
             raise ValidationError(
                 f"expected a ToolCall or a mapping, got {type(call_or_mapping).__name__}",
                 "arguments",
             )
-        validate(args, self._wire, "arguments")
+        validate(args, self._wire, "arguments", nulls_absent=True)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"name", "description", "parameters", "strict"}`` as plain mutable values."""
@@ -99,7 +112,8 @@ class ToolDefinition:
             raise DecodeError(f"expected an object, got {json_type(d)}", path)
         for key in d:
             if key not in _DICT_KEYS:
-                where = f"{path}.{key}" if path else str(key)
+                shown = show_name(key) if type(key) is str else type(key).__name__
+                where = f"{path}.{shown}" if path else shown
                 raise DecodeError("unknown key in a tool definition", where)
         for key in ("name", "description", "parameters"):
             if key not in d:
@@ -128,9 +142,12 @@ class ToolDefinition:
         Google ``Args:``, Sphinx ``:param x:`` or NumPy ``Parameters`` section
         describes each parameter.
         """
-        from ._schema import schema_from_function
+        try:
+            from ._schema_gen import schema_from_function
 
-        schema, summary = schema_from_function(fn)
+            schema, summary = schema_from_function(fn)
+        except RecursionError:  # only when the caller's own stack is already deep
+            raise ValidationError("nested too deeply", "parameters") from None
         if name is None:
             name = getattr(fn, "__name__", None)
             if name is None:
@@ -152,9 +169,12 @@ class ToolDefinition:
         of its docstring; an ``Attributes:`` section (or ``Annotated[X, "..."]``)
         describes fields. Recursive types go to ``$defs`` and are referenced by ``$ref``.
         """
-        from ._schema import schema_from_type
+        try:
+            from ._schema_gen import schema_from_type
 
-        schema, summary, _ = schema_from_type(tp)
+            schema, summary, _ = schema_from_type(tp)
+        except RecursionError:  # only when the caller's own stack is already deep
+            raise ValidationError("nested too deeply", "parameters") from None
         if name is None:
             name = tp.__name__
         return cls(name, _describe(description, summary, name), schema, strict)
@@ -187,7 +207,11 @@ def _check_description(description: object, stacklevel: int) -> None:
 def _check_parameters(params: FrozenDict) -> None:
     t = params.get("type")
     if t != "object":
-        got = "missing" if "type" not in params else (repr(t) if type(t) is str else json_type(t))
+        got = (
+            "missing"
+            if "type" not in params
+            else (f"'{show_name(t)}'" if type(t) is str else json_type(t))
+        )
         raise ValidationError(
             f'a tool\'s parameters must be a schema of type "object" (type is {got})',
             "parameters.type",

@@ -27,7 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from messages import ToolCall, ToolDefinition, ValidationError
-from messages import _tool_call as tool_call_module
+from messages import _arguments as arguments_module
 from tests.conftest import SECRET
 
 
@@ -562,12 +562,12 @@ def test_base_exceptions_are_not_swallowed() -> None:
 
 def test_plans_are_cached_and_bounded() -> None:
     build(Order, ORDER_ARGS)
-    plan = tool_call_module._PLANS[Order]
+    plan = arguments_module._PLANS[Order]
     build(Order, ORDER_ARGS)
-    assert tool_call_module._PLANS[Order] is plan
-    for i in range(tool_call_module._PLANS_MAX + 10):
+    assert arguments_module._PLANS[Order] is plan
+    for i in range(arguments_module._PLANS_MAX + 10):
         assert build(lambda n=i, **kw: n, {}) == i
-    assert len(tool_call_module._PLANS) <= tool_call_module._PLANS_MAX
+    assert len(arguments_module._PLANS) <= arguments_module._PLANS_MAX
 
 
 def test_unhashable_callable_still_works() -> None:

@@ -877,7 +877,7 @@ REFUSED: list[tuple[str, Any, str, str]] = [
         "created_at a number",
         {"role": "user", "content": "x", "created_at": 1700000000},
         "created_at",
-        "expected an ISO 8601 string, got number",
+        "expected an ISO 8601 string, got integer",
     ),
     (
         "created_at out of range in UTC",
@@ -947,7 +947,7 @@ MALFORMED_CALLS = [
         {"id": "bad", "function": {"name": "f", "arguments": 3}},
         "f",
         "3",
-        "arguments must be a JSON object, got number",
+        "arguments must be a JSON object, got integer",
     ),
     (
         "arguments overflow to infinity",

@@ -79,7 +79,6 @@ def outcome(fn: Callable[[Any], object], value: Any) -> DecodeError | None:
             # only as the identifier the path names, quoted (so escaped) and cut
             last = exc.path.rsplit(".", 1)[-1].split("[", 1)[0]
             assert last in IDENTIFIER_KEYS, exc
-            assert f"'{SECRET}" in exc.message, exc
         return exc
     assert SECRET not in repr(result)
     return None

@@ -182,7 +182,7 @@ def test_append_to_a_session_that_was_never_saved_creates_it(backend: SQLiteBack
     [
         ('{"role": "user", "content": "cut', "invalid JSON"),
         ("[1, 2]", "expected a JSON object for a message, got array"),
-        ("42", "expected a JSON object for a message, got number"),
+        ("42", "expected a JSON object for a message, got integer"),
         ('{"role": "user"', "invalid JSON"),
         ("", "invalid JSON"),
     ],

@@ -33,8 +33,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from messages import DecodeError, ToolCall, ToolDefinition, ValidationError
+from messages._docstrings import parse_docstring
 from messages._frozen import FrozenDict
-from messages._schema import parse_docstring, validate
+from messages._validate import validate
 from tests.conftest import SECRET
 
 OBJ: dict[str, Any] = {"type": "object"}
@@ -1794,6 +1795,26 @@ def test_validator_agrees_with_jsonschema_on_random_pairs(schema: Any, value: An
         assert expected
 
 
+def _nullable_optionals(schema: Any) -> Any:
+    """The schema where each declared, not required property also takes null.
+
+    What validate_arguments's "null counts as absent" means, in plain JSON Schema
+    (for schemas without patternProperties and min/maxProperties, as generated here).
+    """
+    if isinstance(schema, list):
+        return [_nullable_optionals(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _nullable_optionals(v) for k, v in schema.items() if k != "properties"}
+    if isinstance(schema.get("properties"), dict):
+        required = schema.get("required", [])
+        out["properties"] = {
+            name: sub if name in required else {"anyOf": [sub, {"type": "null"}]}
+            for name, sub in _nullable_optionals(schema["properties"]).items()
+        }
+    return out
+
+
 @settings(max_examples=150)
 @given(
     st.dictionaries(_keys, _schema_strategy, max_size=3), st.dictionaries(_keys, _value, max_size=3)
@@ -1802,10 +1823,31 @@ def test_strict_validation_matches_jsonschema_on_wire_parameters(
     props: dict[str, Any], args: dict[str, Any]
 ) -> None:
     d = _td(props)
-    expected = jsonschema.Draft202012Validator(d.wire_parameters()).is_valid(args)
+    wire = _nullable_optionals(d.wire_parameters())
+    expected = jsonschema.Draft202012Validator(wire).is_valid(args)
     try:
         d.validate_arguments(args)
     except ValidationError:
         assert not expected
     else:
         assert expected
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OwnedTool(ToolDefinition):
+    """A user's subclass with a field of its own."""
+
+    owner: str = ""
+
+
+def test_a_subclass_with_its_own_field_survives_pickle_and_copy() -> None:
+    tool = OwnedTool(
+        "t", "d", {"type": "object", "properties": {"a": {"type": "string"}}}, owner="me"
+    )
+    for twin in (pickle.loads(pickle.dumps(tool)), copy.copy(tool), copy.deepcopy(tool)):
+        assert type(twin) is OwnedTool
+        assert twin == tool
+        assert twin.owner == "me"
+        assert twin.wire_parameters() == tool.wire_parameters()
+    assert dataclasses.replace(tool, owner="you").owner == "you"
+    tool.validate_arguments({"a": None})
