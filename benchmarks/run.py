@@ -25,6 +25,7 @@ SUITES = [
     ("providers2", "bench_providers2", "bench_providers2"),
     ("storage", "bench_storage", "bench_storage"),
     ("bounds", "bench_bounds", "bench_bounds"),
+    ("merge", "bench_merge", "bench_merge"),
 ]
 
 
