@@ -1024,12 +1024,12 @@ def test_any_input_exits_0_or_1_and_never_with_an_internal_error(
 def test_an_unexpected_error_shows_only_its_type(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import messages._cli as cli_module
+    import messages._cli.stats as cli_module
 
     def broken(args: object) -> int:
         raise RuntimeError(SECRET)
 
-    monkeypatch.setattr(cli_module, "_cmd_stats", broken)
+    monkeypatch.setattr(cli_module, "run", broken)
     code, out, err = cli(capsys, "stats", str(EXAMPLE))
     assert (code, out) == (1, "")
     assert one_line(err) == "internal error (RuntimeError); rerun with --traceback to see where"
