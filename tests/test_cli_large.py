@@ -1,0 +1,126 @@
+"""Large input: JSON Lines are streamed in constant memory, with progress on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import (
+    env,
+    subprocess_cli,
+)
+
+# --------------------------------------------------------------------------- large input
+
+BIG_LINES = 50_000
+_FILLER = "It is 27 degrees and partly cloudy, with a light breeze from the river. " * 8
+
+
+def big_jsonl(path: Path, lines: int = BIG_LINES) -> Path:
+    """A long valid conversation in canonical JSON Lines: system, then 4-message turns."""
+    with path.open("w", encoding="utf-8") as f:
+        f.write(json.dumps({"role": "system", "content": "You are a helpful assistant."}) + "\n")
+        for i in range((lines - 1) // 4):
+            args = json.dumps({"n": i, "q": "weather in Lisbon"})
+            call = {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": "lookup", "arguments": args},
+            }
+            f.write(json.dumps({"role": "user", "content": f"Question {i}: {_FILLER}"}) + "\n")
+            f.write(json.dumps({"role": "assistant", "tool_calls": [call]}) + "\n")
+            f.write(
+                json.dumps({"role": "tool", "tool_call_id": f"call_{i}", "content": _FILLER}) + "\n"
+            )
+            f.write(json.dumps({"role": "assistant", "content": f"Answer {i}: {_FILLER}"}) + "\n")
+    return path  # fmt: skip
+
+
+# Each command runs once on a small file first, so that imports and warm caches
+# are not counted; then the peak of traced memory is taken per command.
+_MEASURE = """\
+import contextlib, io, sys, tracemalloc
+from messages._cli import main
+small, big, commands = sys.argv[1], sys.argv[2], {commands!r}
+for argv in commands:
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main([small if a == "IN" else a for a in argv]) == 0
+tracemalloc.start()
+for argv in commands:
+    tracemalloc.reset_peak()
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        status = main([big if a == "IN" else a for a in argv])
+    print(argv[0], status, tracemalloc.get_traced_memory()[1], out.getvalue().count("\\n"))
+"""
+
+
+def test_large_jsonl_streams_without_loading_the_file(tmp_path: Path) -> None:
+    path = big_jsonl(tmp_path / "big.jsonl")
+    small = big_jsonl(tmp_path / "small.jsonl", 9)
+    size = path.stat().st_size
+    out = tmp_path / "out.jsonl"
+    commands = [
+        ["convert", "IN", "--to", "canonical", "--output-format", "jsonl", "-o", str(out)],
+        ["validate", "IN"],
+        ["stats", "IN", "--json"],
+    ]
+    script = _MEASURE.format(commands=commands)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(small), str(path)],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    results = [line.split() for line in done.stdout.splitlines()]
+    assert [(name, status) for name, status, _, _ in results] == [
+        ("convert", "0"), ("validate", "0"), ("stats", "0")
+    ]  # fmt: skip
+    for name, _, peak, _ in results:
+        assert int(peak) < size / 10, (name, peak, size)
+    messages = BIG_LINES - (BIG_LINES - 1) % 4
+    with out.open() as f:
+        assert sum(1 for _ in f) == messages
+    assert results[1][3] == "1"  # validate printed its one "ok" line
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_progress_is_shown_only_on_a_terminal(tmp_path: Path) -> None:
+    import pty
+
+    path = big_jsonl(tmp_path / "big.jsonl", 40_000)
+    main_fd, child_fd = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "messages", "stats", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=child_fd,
+        env=env(),
+    ) as proc:
+        os.close(child_fd)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:  # EIO once the child has closed the terminal
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert proc.stdout is not None
+        table = proc.stdout.read()
+        assert proc.wait(timeout=60) == 0
+    os.close(main_fd)
+    assert f"{path}: 16,384 lines".encode() in shown
+    assert f"{path}: 39,997 lines".encode() in shown
+    assert shown.endswith(b"\r")  # the progress line is erased at the end
+    assert b"messages" in table
+    # Not a terminal: no progress at all.
+    done = subprocess_cli("stats", str(path))
+    assert (done.returncode, done.stderr) == (0, "")
