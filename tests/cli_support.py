@@ -46,6 +46,7 @@ def subprocess_cli(
 
 
 def env() -> dict[str, str]:
+    """The environment for a subprocess that imports this checkout's ``messages``."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return env

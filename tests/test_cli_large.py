@@ -124,3 +124,50 @@ def test_progress_is_shown_only_on_a_terminal(tmp_path: Path) -> None:
     # Not a terminal: no progress at all.
     done = subprocess_cli("stats", str(path))
     assert (done.returncode, done.stderr) == (0, "")
+
+
+_MEASURE_ALL = """\
+import contextlib, sys, tracemalloc
+from messages._cli import main
+
+class Count:  # stderr that keeps nothing, only counts lines
+    lines = 0
+    def write(self, text):
+        self.lines += text.count("\\n")
+    def flush(self):
+        pass
+
+small, big = sys.argv[1], sys.argv[2]
+with contextlib.redirect_stderr(Count()):
+    main(["validate", small, "--all"])  # imports and warm caches are not counted
+tracemalloc.start()
+with contextlib.redirect_stderr(Count()) as err:
+    status = main(["validate", big, "--all"])
+print(status, tracemalloc.get_traced_memory()[1], err.lines)
+"""
+
+
+def test_validate_all_of_a_long_same_role_run_streams(tmp_path: Path) -> None:
+    # --all used to decode everything, then run repair() over it, whose merging of a
+    # same-role run was quadratic: 40,000 user lines took minutes and all the file.
+    def users(path: Path, n: int) -> Path:
+        with path.open("w", encoding="utf-8") as f:
+            f.write(json.dumps({"role": "system", "content": "s"}) + "\n")
+            for i in range(n):
+                f.write(json.dumps({"role": "user", "content": f"Question {i}: {_FILLER}"}) + "\n")
+        return path
+
+    path = users(tmp_path / "users.jsonl", 40_000)
+    small = users(tmp_path / "small.jsonl", 3)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE_ALL, str(small), str(path)],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    status, peak, lines = map(int, done.stdout.split())
+    assert (status, lines) == (1, 40_000)  # 39,999 alternation problems and the count
+    assert peak < path.stat().st_size / 10

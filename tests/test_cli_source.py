@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from messages._cli.parser import parse_size
 from tests.cli_support import (
+    ROOT,
     cli,
+    env,
     example,
     jsonl,
     one_line,
@@ -158,3 +162,105 @@ def test_malformed_input_is_exit_1_with_a_path_and_no_content(
         line = one_line(err)
         assert line.startswith(where.format(path=path)), line
         assert SECRET not in line
+
+
+# --------------------------------------------------------------------------- size limit
+
+
+def _memory_limit() -> None:  # in the child, before exec: 512 MiB of address space
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["stats", "/dev/zero"], "line 1: the line is longer than 64 MiB"),
+        (["validate", "/dev/zero", "--input-format", "jsonl"], "line 1: the line is longer than 64 MiB"),
+        (["convert", "/dev/zero", "--to", "openai", "--input-format", "json"], "/dev/zero: the document is longer than 64 MiB"),
+    ],
+)  # fmt: skip
+def test_an_endless_line_stops_at_the_limit_in_bounded_memory(argv: list[str], said: str) -> None:
+    # Before the limit, /dev/zero (one endless line) grew until MemoryError or the OOM killer.
+    done = subprocess.run(
+        [sys.executable, "-m", "messages", *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env(),
+        timeout=120,
+        check=False,
+        preexec_fn=_memory_limit,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert (
+        done.stderr
+        == f"{said}, the limit; raise it with --max-size or MESSAGES_MAX_SIZE (e.g. --max-size 1G)\n"
+    )
+
+
+LINE = json.dumps({"role": "user", "content": "x" * 1000})  # 1,032 bytes
+
+
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_a_line_over_the_limit_is_exit_1_naming_it(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    how: str,
+) -> None:
+    short = json.dumps({"role": "system", "content": "s"})
+    path = write(tmp_path / "c.jsonl", f"{short}\n{LINE}\n")
+    size = ["--max-size", "1K"] if how == "option" else []
+    if how == "environment":
+        monkeypatch.setenv("MESSAGES_MAX_SIZE", "1k")
+    code, out, err = cli(capsys, "validate", str(path), *size)
+    assert (code, out) == (1, "")
+    assert one_line(err).startswith("line 2: the line is longer than 1 KiB, the limit; ")
+    # Raised, the same file is fine; the option wins over the environment.
+    assert cli(capsys, "validate", str(path), "--policy", "lenient", "--max-size", "2KiB")[0] == 0
+
+
+def test_a_line_at_the_limit_is_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = write(tmp_path / "c.jsonl", LINE + "\n" + LINE)  # the last without a newline
+    limit = str(len(LINE))
+    assert cli(capsys, "stats", str(path), "--max-size", limit)[0] == 0
+    code, _, err = cli(capsys, "stats", str(path), "--max-size", str(len(LINE) - 1))
+    assert (code, one_line(err).split(":")[0]) == (1, "line 1")
+
+
+def test_a_document_over_the_limit_is_exit_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write(tmp_path / "c.json", json.dumps([json.loads(LINE)] * 3, indent=2))
+    code, out, err = cli(capsys, "stats", str(path), "--max-size", "2K")
+    assert (code, out) == (1, "")
+    assert one_line(err).startswith(f"{path}: the document is longer than 2 KiB, the limit; ")
+    assert cli(capsys, "stats", str(path), "--max-size", "4K")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("1", 1), ("1000", 1000), ("512k", 512 << 10), ("64M", 64 << 20), ("64MiB", 64 << 20),
+     ("64mb", 64 << 20), (" 2G ", 2 << 30)],
+)  # fmt: skip
+def test_sizes(text: str, size: int) -> None:
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "0", "-1", "1.5M", "M", "12T", "١٢"])
+def test_bad_sizes_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    with pytest.raises(ValueError):
+        parse_size(text)
+    code, out, err = cli(capsys, "stats", "x.json", "--max-size", text)
+    assert (code, out) == (2, "")
+    assert "--max-size: expected a size such as 64M" in err
+    if text.strip():
+        monkeypatch.setenv("MESSAGES_MAX_SIZE", text)
+        code, _, err = cli(capsys, "stats", "x.json")
+        assert code == 2
+        assert "MESSAGES_MAX_SIZE: expected a size such as 64M" in err

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from messages import (
     ConversationHistory,
@@ -16,6 +18,7 @@ from messages import (
     ToolCall,
     ToolCallMessage,
     ToolResultMessage,
+    repair,
 )
 from tests.cli_support import (
     EXAMPLE,
@@ -26,6 +29,7 @@ from tests.cli_support import (
     write,
 )
 from tests.conftest import FIXTURES, SECRET, fixture_entries
+from tests.conversations import any_sequences
 
 
 @pytest.fixture
@@ -253,3 +257,134 @@ def test_validate_agrees_with_conversation_history(
     else:
         assert (code, out) == (1, "")
         assert one_line(err) == f"line {expected.index + 1}: [{expected.rule}] {expected.message}"
+
+
+# --------------------------------------------------------------------------- validate and --all agree
+
+_S = {"role": "system", "content": "s"}
+_D = {"role": "developer", "content": "d"}
+_U = {"role": "user", "content": "u"}
+_A = {"role": "assistant", "content": "a"}
+
+
+def _call(*ids: str) -> dict[str, Any]:
+    calls = [
+        {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids
+    ]
+    return {"role": "assistant", "tool_calls": calls}
+
+
+def _result(call_id: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": "r"}
+
+
+def _lines(*items: Any) -> str:
+    return "".join(json.dumps(x) + "\n" for x in items)
+
+
+# (name, input text, --format, the one problem as validate and validate --all report it)
+ONE_PROBLEM: list[tuple[str, str, str, str]] = [
+    ("system first", _lines(_U, _A), "canonical",
+     "line 1: [system_first] the first message must be a system or developer message, got user"),
+    ("alternation", _lines(_S, _U, _U, _A), "canonical",
+     "line 3: [alternation] user and assistant messages must alternate; got user after user"),
+    ("orphan result", _lines(_S, _U, _result("c1")), "canonical",
+     "line 3: [orphan_tool_result] a tool result must follow an assistant message with tool_calls"),
+    ("results pending", _lines(_S, _U, _call("c1"), _U, _A), "canonical",
+     "line 4: [tool_results_pending] 1 tool call(s) still await a result ('c1'); only tool results may follow, got user"),
+    ("unknown call id", _lines(_S, _U, _call("c1"), _result("c2")), "canonical",
+     "line 4: [unknown_tool_call_id] tool_call_id 'c2' does not match any call of the preceding tool_calls message"),
+    ("duplicate result", _lines(_S, _U, _call("c1", "c2"), _result("c1"), _result("c1")), "canonical",
+     "line 5: [duplicate_tool_result] tool_call_id 'c1' was already answered"),
+    ("two systems", _lines(_S, _S, _U), "canonical",
+     "line 2: [single_system] a system message is already present; only one is allowed"),
+    ("late developer", _lines(_S, _U, _A, _D), "canonical",
+     "line 4: [instructions_first] developer messages must come before the first user or assistant message"),
+    ("assistant first", json.dumps([_S, _A, _U]), "canonical",
+     "[1]: [assistant_first] the first turn must be a user message, got assistant"),
+    ("repeated id", json.dumps({"messages": [_S, {**_U, "id": "m1"}, {**_A, "id": "m1"}]}), "canonical",
+     "messages[2]: [duplicate_id] a message with id 'm1' is already in the history"),
+    ("bad role", _lines(_S, {"role": "wizard"}, _U), "canonical",
+     "line 2, role: unknown role (length 6); expected one of system, developer, user, assistant, tool"),
+    ("not json", _S and json.dumps(_S) + "\n{\n" + json.dumps(_U) + "\n", "canonical",
+     "line 2: invalid JSON (Expecting property name enclosed in double quotes at line 2 column 1)"),
+    ("envelope alternation", _lines(_S, _U, _U), "envelope",
+     "line 3: [alternation] user and assistant messages must alternate; got user after user"),
+    ("anthropic alternation", json.dumps({"system": "s", "messages": [_U, _U]}), "anthropic",
+     "messages[1]: [alternation] user and assistant messages must alternate; got user after user"),
+    ("gemini system first", json.dumps({"contents": [{"role": "user", "parts": [{"text": "u"}]}]}), "gemini",
+     "contents[0]: [system_first] the first message must be a system or developer message, got user"),
+    ("openai results pending", json.dumps({"messages": [_S, _U, _call("c1"), _U]}), "openai",
+     "messages[3]: [tool_results_pending] 1 tool call(s) still await a result ('c1'); only tool results may follow, got user"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "fmt", "problem"), ONE_PROBLEM, ids=[c[0] for c in ONE_PROBLEM]
+)
+def test_validate_and_validate_all_report_one_problem_the_same_way(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, fmt: str, problem: str
+) -> None:
+    path = write(tmp_path / "in", text)
+    code, out, err = cli(capsys, "validate", str(path), "--format", fmt)
+    assert (code, out, one_line(err)) == (1, "", problem)
+    code, out, err = cli(capsys, "validate", str(path), "--format", fmt, "--all")
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [problem, f"{path}: 1 problem(s)"]
+
+
+def test_all_carries_on_after_each_problem_as_repair_would(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Each mistake once, not again at every message after it.
+    text = _lines(
+        _U, _A, _U, _call("c1", "c2"), _result("c2"), _U, _U, _A, _A, _call("c3"), _result("c3"), _A
+    )  # fmt: skip
+    path = write(tmp_path / "c.jsonl", text)
+    code, _, err = cli(capsys, "validate", str(path), "--all")
+    assert code == 1
+    assert [line.split("] ")[0] for line in err.splitlines()[:-1]] == [
+        "line 1: [system_first",
+        "line 6: [tool_results_pending",  # c1 is never answered: reported once
+        "line 7: [alternation",
+        "line 9: [alternation",
+        "line 10: [alternation",  # the text before the calls (repair merges it into them)
+    ]
+    assert err.splitlines()[-1] == f"{path}: 5 problem(s)"
+    code, _, err = cli(capsys, "validate", str(path))
+    assert (
+        one_line(err)
+        == "line 1: [system_first] the first message must be a system or developer message, got user"
+    )
+
+
+def test_all_drops_a_message_imported_twice_but_goes_on_with_a_reused_id(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    again = _lines(_S, {**_U, "id": "m1"}, {**_U, "id": "m1"}, _A)  # the same message twice
+    _, _, err = cli(capsys, "validate", str(write(tmp_path / "a.jsonl", again)), "--all")
+    assert [line.split(": [")[1].split("]")[0] for line in err.splitlines()[:-1]] == [
+        "duplicate_id"
+    ]
+    reused = _lines(_S, {**_U, "id": "m1"}, {**_A, "id": "m1"}, _A)  # another message, same id
+    _, _, err = cli(capsys, "validate", str(write(tmp_path / "b.jsonl", reused)), "--all")
+    assert [line.split(": [")[1].split("]")[0] for line in err.splitlines()[:-1]] == [
+        "duplicate_id",
+        "alternation",
+    ]
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(messages=any_sequences(), policy=st.sampled_from(["strict", "lenient"]))
+def test_the_first_problem_of_all_is_what_validate_reports(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, messages: list[Message], policy: str
+) -> None:
+    path = write(tmp_path / "c.jsonl", jsonl(messages))
+    argv = ["validate", str(path), "--policy", policy, "--input-format", "jsonl"]
+    code, out, err = cli(capsys, *argv)
+    code_all, out_all, err_all = cli(capsys, *argv, "--all")
+    assert (code, out) == (code_all, out_all)
+    if code:
+        assert err_all.splitlines()[0] == one_line(err)
+    chosen = OrderingPolicy.strict() if policy == "strict" else OrderingPolicy.lenient()
+    assert (code == 0) == (not repair(messages, policy=chosen)[1])

@@ -10,14 +10,15 @@ options, tools) kept as they were. Each change is listed on stderr as
 
 from __future__ import annotations
 
-from .._ordering import check_sequence
+from .._ordering import OrderingPolicy, check_sequence
 from .._repair import repair
+from ..errors import OrderingError
 from .decode import Decoded, decode
 from .formats import is_provider
 from .ids import Identities
 from .sink import Sink, compact, pretty
 from .source import Document, Lines, Opened
-from .terminal import warn, warn_losses
+from .terminal import Failure, warn, warn_losses
 from .validate import policy_named
 
 TYPE_CHECKING = False
@@ -88,6 +89,7 @@ def _write_provider(
     report = [(provider.name, loss.path, loss.rule) for loss in conversion.losses]
     warn_losses(False, report, provider.name)
     body = {k: v for k, v in conversion.body.items() if k in _CONVERSATION_KEYS}
+    _check_carried(provider.parse_messages(body), policy_named(args.policy), provider.name)
     lists_only = len(body) == 1 and set(body) <= {"messages", "contents"}
     original = source.value if isinstance(source, Document) else None
     out: Any
@@ -104,6 +106,22 @@ def _write_provider(
         else:
             sink.write(pretty(out) + "\n")
     return 0
+
+
+def _check_carried(read_back: Sequence[Message], policy: OrderingPolicy, name: str) -> None:
+    """Failure when the provider's body, read back, does not pass: nothing is written then.
+
+    Anthropic and Gemini keep no empty system prompt, so the empty system message
+    repair puts first under strict ordering does not survive in their format.
+    """
+    try:
+        check_sequence(policy, read_back)
+    except OrderingError as exc:
+        raise Failure(
+            f"{name} cannot carry the repaired conversation: read back, it breaks "
+            f"[{exc.rule}] at message {exc.index}; nothing written "
+            "(--policy lenient, or another --format, may do)"
+        ) from None
 
 
 def _in_place(original: dict[str, Any], conversation: dict[str, Any]) -> dict[str, Any]:

@@ -44,11 +44,15 @@ def printable(text: str) -> str:
     Printable is ``str.isprintable``: control and format characters (bidi
     overrides among them), separators other than the space, and lone surrogates
     (a file name that is not UTF-8) are escaped; letters, marks and symbols of
-    every script are kept.
+    every script are kept, and so are the zero-width (non-)joiners that emoji
+    sequences and some scripts need.
     """
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return "".join(c if c.isprintable() or c in _JOINERS else repr(c)[1:-1] for c in text)
+
+
+_JOINERS = "\u200c\u200d"
 
 
 def json_printable(text: str) -> str:
@@ -62,7 +66,7 @@ def json_printable(text: str) -> str:
     if text.isprintable():
         return text
     return "\n".join(
-        "".join(c if c.isprintable() else _json_escape(c) for c in line)
+        "".join(c if c.isprintable() or c in _JOINERS else _json_escape(c) for c in line)
         for line in text.split("\n")
     )
 
