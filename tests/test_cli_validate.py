@@ -306,7 +306,7 @@ ONE_PROBLEM: list[tuple[str, str, str, str]] = [
      "messages[2]: [duplicate_id] a message with id 'm1' is already in the history"),
     ("bad role", _lines(_S, {"role": "wizard"}, _U), "canonical",
      "line 2, role: unknown role (length 6); expected one of system, developer, user, assistant, tool"),
-    ("not json", _S and json.dumps(_S) + "\n{\n" + json.dumps(_U) + "\n", "canonical",
+    ("not json", json.dumps(_S) + "\n{\n" + json.dumps(_U) + "\n", "canonical",
      "line 2: invalid JSON (Expecting property name enclosed in double quotes at line 2 column 1)"),
     ("envelope alternation", _lines(_S, _U, _U), "envelope",
      "line 3: [alternation] user and assistant messages must alternate; got user after user"),
