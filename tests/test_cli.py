@@ -223,4 +223,6 @@ def test_demo_runs() -> None:
     for provider in PROVIDERS:
         assert f"$ python -m messages convert conversation.json --to {provider} " in done.stdout
         assert f"validated as {provider}: ok (8 messages, strict ordering)" in done.stdout
+    assert "$ python -m messages repair broken.jsonl -o fixed.jsonl" in done.stdout
+    assert "fixed.jsonl: ok (8 messages, strict ordering)" in done.stdout
     assert done.stdout.endswith("demo ok\n")
