@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,15 +34,23 @@ def subprocess_cli(
     *argv: str, input: str | None = None, cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m messages`` in a fresh interpreter."""
+    return python("-m", "messages", *argv, input=input, cwd=cwd)
+
+
+def python(
+    *argv: str, input: str | None = None, cwd: Path = ROOT, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python ARGV`` in a fresh interpreter that imports this checkout's ``messages``."""
     return subprocess.run(
-        [sys.executable, "-m", "messages", *argv],
+        [sys.executable, *argv],
         input=input,
         capture_output=True,
         text=True,
         cwd=cwd,
         env=env(),
-        timeout=120,
+        timeout=300,
         check=False,
+        **options,
     )
 
 
@@ -84,3 +93,22 @@ def same_conversation(a: list[Message], b: list[Message]) -> None:
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# Canonical message dicts for small hand-written conversations.
+SYSTEM: dict[str, Any] = {"role": "system", "content": "s"}
+USER: dict[str, Any] = {"role": "user", "content": "u"}
+ASSISTANT: dict[str, Any] = {"role": "assistant", "content": "a"}
+
+
+def calls(*ids: str) -> dict[str, Any]:
+    """An assistant message calling tool ``f`` once per id."""
+    wire = [
+        {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids
+    ]
+    return {"role": "assistant", "tool_calls": wire}
+
+
+def result(call_id: str) -> dict[str, Any]:
+    """A tool result answering ``call_id``."""
+    return {"role": "tool", "tool_call_id": call_id, "content": "r"}

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from messages import Message
-from tests.cli_support import EXAMPLE, PROVIDERS, ROOT, cli, env, write
+from tests.cli_support import EXAMPLE, PROVIDERS, cli, python, write
 from tests.conftest import FIXTURES, fixture_entries
 
 FORMATS = ("canonical", "envelope", *PROVIDERS)
@@ -62,15 +60,7 @@ print(json.dumps(codes))
 
 
 def _run_plan(plan: list[list[str]], plan_file: Path) -> list[int]:
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN_ALL, str(plan_file)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env(),
-        timeout=300,
-        check=False,
-    )
+    done = python("-c", _RUN_ALL, str(plan_file))
     assert done.returncode == 0, done.stderr[-3000:]
     codes: list[int] = json.loads(done.stdout)
     return codes

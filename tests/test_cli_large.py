@@ -12,6 +12,7 @@ import pytest
 
 from tests.cli_support import (
     env,
+    python,
     subprocess_cli,
 )
 
@@ -70,14 +71,7 @@ def test_large_jsonl_streams_without_loading_the_file(tmp_path: Path) -> None:
         ["stats", "IN", "--json"],
     ]
     script = _MEASURE.format(commands=commands)
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(small), str(path)],
-        capture_output=True,
-        text=True,
-        env=env(),
-        timeout=300,
-        check=False,
-    )
+    done = python("-c", script, str(small), str(path))
     assert done.returncode == 0, done.stderr
     results = [line.split() for line in done.stdout.splitlines()]
     assert [(name, status) for name, status, _, _ in results] == [
@@ -159,14 +153,7 @@ def test_validate_all_of_a_long_same_role_run_streams(tmp_path: Path) -> None:
 
     path = users(tmp_path / "users.jsonl", 40_000)
     small = users(tmp_path / "small.jsonl", 3)
-    done = subprocess.run(
-        [sys.executable, "-c", _MEASURE_ALL, str(small), str(path)],
-        capture_output=True,
-        text=True,
-        env=env(),
-        timeout=300,
-        check=False,
-    )
+    done = python("-c", _MEASURE_ALL, str(small), str(path))
     assert done.returncode == 0, done.stderr
     status, peak, lines = map(int, done.stdout.split())
     assert (status, lines) == (1, 40_000)  # 39,999 alternation problems and the count

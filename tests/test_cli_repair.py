@@ -10,35 +10,31 @@ import pytest
 
 from messages import Message, OrderingPolicy, from_json, repair
 from messages.providers import get_provider
-from tests.cli_support import EXAMPLE, cli, example, one_line, subprocess_cli, write
+from tests.cli_support import (
+    ASSISTANT,
+    EXAMPLE,
+    SYSTEM,
+    USER,
+    calls,
+    cli,
+    example,
+    one_line,
+    result,
+    subprocess_cli,
+    write,
+)
 from tests.conftest import SECRET
 
-_S = {"role": "system", "content": "s"}
-_U = {"role": "user", "content": "u"}
-_A = {"role": "assistant", "content": "a"}
-
-
-def _call(*ids: str) -> dict[str, Any]:
-    calls = [
-        {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids
-    ]
-    return {"role": "assistant", "tool_calls": calls}
-
-
-def _result(call_id: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "content": "r"}
-
-
 BROKEN: dict[str, list[dict[str, Any]]] = {
-    "no system": [_U, _A],
-    "two users": [_S, _U, {"role": "user", "content": "v"}, _A],
-    "orphan result": [_S, _U, _result("c1"), _A],
-    "unanswered call": [_S, _U, _call("c1", "c2"), _result("c2"), _U],
-    "duplicate result": [_S, _U, _call("c1"), _result("c1"), _result("c1"), _A],
-    "text before calls": [_S, _U, _A, _call("c1"), _result("c1"), _A],
-    "late system": [_S, _U, _A, {"role": "system", "content": "t"}, _U],
-    "assistant first": [_S, _A, _U],
-    "everything": [_A, _U, _U, _result("x"), _call("c1"), _U, _U, _S],
+    "no system": [USER, ASSISTANT],
+    "two users": [SYSTEM, USER, {"role": "user", "content": "v"}, ASSISTANT],
+    "orphan result": [SYSTEM, USER, result("c1"), ASSISTANT],
+    "unanswered call": [SYSTEM, USER, calls("c1", "c2"), result("c2"), USER],
+    "duplicate result": [SYSTEM, USER, calls("c1"), result("c1"), result("c1"), ASSISTANT],
+    "text before calls": [SYSTEM, USER, ASSISTANT, calls("c1"), result("c1"), ASSISTANT],
+    "late system": [SYSTEM, USER, ASSISTANT, {"role": "system", "content": "t"}, USER],
+    "assistant first": [SYSTEM, ASSISTANT, USER],
+    "everything": [ASSISTANT, USER, USER, result("x"), calls("c1"), USER, USER, SYSTEM],
 }
 
 
@@ -70,7 +66,9 @@ def test_a_valid_conversation_comes_back_as_convert_writes_it(
 
 
 def test_the_input_shape_is_kept(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    lines = write(tmp_path / "c.jsonl", "".join(json.dumps(d) + "\n" for d in [_U, _U, _A]))
+    lines = write(
+        tmp_path / "c.jsonl", "".join(json.dumps(d) + "\n" for d in [USER, USER, ASSISTANT])
+    )
     code, out, err = cli(capsys, "repair", str(lines))
     assert code == 0
     assert err.splitlines() == [
@@ -82,14 +80,14 @@ def test_the_input_shape_is_kept(capsys: pytest.CaptureFixture[str], tmp_path: P
         "user",
         "assistant",
     ]
-    document = {"model": "m", "temperature": 0.5, "messages": [_S, _U, _U], "policy": "x"}
+    document = {"model": "m", "temperature": 0.5, "messages": [SYSTEM, USER, USER], "policy": "x"}
     path = write(tmp_path / "doc.json", json.dumps(document))
     code, out, err = cli(capsys, "repair", str(path))
     assert (code, one_line(err)) == (0, "messages[2]: alternation (merged_into_previous)")
     written = json.loads(out)
     assert list(written) == ["model", "temperature", "messages", "policy"]
     assert [m["content"] for m in written["messages"]] == ["s", "u\n\nu"]
-    single = write(tmp_path / "one.json", json.dumps(_U, indent=2))
+    single = write(tmp_path / "one.json", json.dumps(USER, indent=2))
     code, out, _ = cli(capsys, "repair", str(single), "--policy", "lenient")
     assert (code, [m["role"] for m in json.loads(out)]) == (0, ["user"])
 
@@ -121,7 +119,7 @@ def test_a_request_body_keeps_its_options_and_tools(
         "model": "claude",
         "max_tokens": 100,
         "system": "Be brief.",
-        "messages": [_U, {"role": "user", "content": "more"}, _A],
+        "messages": [USER, {"role": "user", "content": "more"}, ASSISTANT],
         "tools": [tool, server_tool],  # kept as they were, even the one not read
         "tool_choice": {"type": "auto"},
     }
@@ -143,7 +141,7 @@ def test_a_request_body_keeps_its_options_and_tools(
 def test_a_list_of_provider_messages_stays_a_list(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    path = write(tmp_path / "list.json", json.dumps([_S, _U, _call("c1"), _U]))
+    path = write(tmp_path / "list.json", json.dumps([SYSTEM, USER, calls("c1"), USER]))
     code, out, err = cli(capsys, "repair", str(path), "--format", "openai")
     assert code == 0
     # openai has no error flag: the inserted error result is reported as convert would
@@ -159,7 +157,7 @@ def test_a_provider_that_cannot_carry_the_repair_writes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # strict wants a system message first; Anthropic keeps no empty system prompt
-    path = write(tmp_path / "body.json", json.dumps({"messages": [_U, _A]}))
+    path = write(tmp_path / "body.json", json.dumps({"messages": [USER, ASSISTANT]}))
     target = write(tmp_path / "out.json", "previous\n")
     code, out, err = cli(capsys, "repair", str(path), "--format", "anthropic", "-o", str(target))
     assert (code, out) == (1, "")
@@ -184,7 +182,7 @@ def test_a_provider_that_cannot_carry_the_repair_writes_nothing(
     assert (
         json.loads(target.read_text())
         == get_provider("anthropic")
-        .convert(get_provider("anthropic").parse_messages({"messages": [_U, _A]}))
+        .convert(get_provider("anthropic").parse_messages({"messages": [USER, ASSISTANT]}))
         .body
     )
 
@@ -194,7 +192,10 @@ def test_input_that_cannot_be_decoded_is_exit_1_and_writes_nothing(
 ) -> None:
     path = write(
         tmp_path / "bad.jsonl",
-        json.dumps(_S) + "\n" + json.dumps({"role": "user", "content": 5, "name": SECRET}) + "\n",
+        json.dumps(SYSTEM)
+        + "\n"
+        + json.dumps({"role": "user", "content": 5, "name": SECRET})
+        + "\n",
     )
     target = write(tmp_path / "out.jsonl", "previous\n")
     code, out, err = cli(capsys, "repair", str(path), "-o", str(target))
@@ -208,10 +209,10 @@ def test_ids_and_times_come_from_the_input_only(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     items = [
-        {**_S, "id": "sys", "created_at": "2025-01-01T00:00:00.000000Z"},
-        _U,
-        _call("c1"),  # unanswered: repair inserts an error result
-        {**_U, "id": "sys"},  # a reused id: kept under a new one
+        {**SYSTEM, "id": "sys", "created_at": "2025-01-01T00:00:00.000000Z"},
+        USER,
+        calls("c1"),  # unanswered: repair inserts an error result
+        {**USER, "id": "sys"},  # a reused id: kept under a new one
     ]
     path = write(tmp_path / "c.json", json.dumps(items))
     code, out, _ = cli(capsys, "repair", str(path))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,12 +11,11 @@ import pytest
 
 from messages._cli.parser import parse_size
 from tests.cli_support import (
-    ROOT,
     cli,
-    env,
     example,
     jsonl,
     one_line,
+    python,
     write,
 )
 from tests.conftest import SECRET
@@ -184,16 +182,7 @@ def _memory_limit() -> None:  # in the child, before exec: 512 MiB of address sp
 )  # fmt: skip
 def test_an_endless_line_stops_at_the_limit_in_bounded_memory(argv: list[str], said: str) -> None:
     # Before the limit, /dev/zero (one endless line) grew until MemoryError or the OOM killer.
-    done = subprocess.run(
-        [sys.executable, "-m", "messages", *argv],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env(),
-        timeout=120,
-        check=False,
-        preexec_fn=_memory_limit,
-    )
+    done = python("-m", "messages", *argv, preexec_fn=_memory_limit)
     assert (done.returncode, done.stdout) == (1, "")
     assert (
         done.stderr

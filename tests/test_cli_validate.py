@@ -21,11 +21,16 @@ from messages import (
     repair,
 )
 from tests.cli_support import (
+    ASSISTANT,
     EXAMPLE,
+    SYSTEM,
+    USER,
+    calls,
     cli,
     example,
     jsonl,
     one_line,
+    result,
     write,
 )
 from tests.conftest import FIXTURES, SECRET, fixture_entries
@@ -261,21 +266,7 @@ def test_validate_agrees_with_conversation_history(
 
 # --------------------------------------------------------------------------- validate and --all agree
 
-_S = {"role": "system", "content": "s"}
 _D = {"role": "developer", "content": "d"}
-_U = {"role": "user", "content": "u"}
-_A = {"role": "assistant", "content": "a"}
-
-
-def _call(*ids: str) -> dict[str, Any]:
-    calls = [
-        {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids
-    ]
-    return {"role": "assistant", "tool_calls": calls}
-
-
-def _result(call_id: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "content": "r"}
 
 
 def _lines(*items: Any) -> str:
@@ -284,37 +275,37 @@ def _lines(*items: Any) -> str:
 
 # (name, input text, --format, the one problem as validate and validate --all report it)
 ONE_PROBLEM: list[tuple[str, str, str, str]] = [
-    ("system first", _lines(_U, _A), "canonical",
+    ("system first", _lines(USER, ASSISTANT), "canonical",
      "line 1: [system_first] the first message must be a system or developer message, got user"),
-    ("alternation", _lines(_S, _U, _U, _A), "canonical",
+    ("alternation", _lines(SYSTEM, USER, USER, ASSISTANT), "canonical",
      "line 3: [alternation] user and assistant messages must alternate; got user after user"),
-    ("orphan result", _lines(_S, _U, _result("c1")), "canonical",
+    ("orphan result", _lines(SYSTEM, USER, result("c1")), "canonical",
      "line 3: [orphan_tool_result] a tool result must follow an assistant message with tool_calls"),
-    ("results pending", _lines(_S, _U, _call("c1"), _U, _A), "canonical",
+    ("results pending", _lines(SYSTEM, USER, calls("c1"), USER, ASSISTANT), "canonical",
      "line 4: [tool_results_pending] 1 tool call(s) still await a result ('c1'); only tool results may follow, got user"),
-    ("unknown call id", _lines(_S, _U, _call("c1"), _result("c2")), "canonical",
+    ("unknown call id", _lines(SYSTEM, USER, calls("c1"), result("c2")), "canonical",
      "line 4: [unknown_tool_call_id] tool_call_id 'c2' does not match any call of the preceding tool_calls message"),
-    ("duplicate result", _lines(_S, _U, _call("c1", "c2"), _result("c1"), _result("c1")), "canonical",
+    ("duplicate result", _lines(SYSTEM, USER, calls("c1", "c2"), result("c1"), result("c1")), "canonical",
      "line 5: [duplicate_tool_result] tool_call_id 'c1' was already answered"),
-    ("two systems", _lines(_S, _S, _U), "canonical",
+    ("two systems", _lines(SYSTEM, SYSTEM, USER), "canonical",
      "line 2: [single_system] a system message is already present; only one is allowed"),
-    ("late developer", _lines(_S, _U, _A, _D), "canonical",
+    ("late developer", _lines(SYSTEM, USER, ASSISTANT, _D), "canonical",
      "line 4: [instructions_first] developer messages must come before the first user or assistant message"),
-    ("assistant first", json.dumps([_S, _A, _U]), "canonical",
+    ("assistant first", json.dumps([SYSTEM, ASSISTANT, USER]), "canonical",
      "[1]: [assistant_first] the first turn must be a user message, got assistant"),
-    ("repeated id", json.dumps({"messages": [_S, {**_U, "id": "m1"}, {**_A, "id": "m1"}]}), "canonical",
+    ("repeated id", json.dumps({"messages": [SYSTEM, {**USER, "id": "m1"}, {**ASSISTANT, "id": "m1"}]}), "canonical",
      "messages[2]: [duplicate_id] a message with id 'm1' is already in the history"),
-    ("bad role", _lines(_S, {"role": "wizard"}, _U), "canonical",
+    ("bad role", _lines(SYSTEM, {"role": "wizard"}, USER), "canonical",
      "line 2, role: unknown role (length 6); expected one of system, developer, user, assistant, tool"),
-    ("not json", json.dumps(_S) + "\n{\n" + json.dumps(_U) + "\n", "canonical",
+    ("not json", json.dumps(SYSTEM) + "\n{\n" + json.dumps(USER) + "\n", "canonical",
      "line 2: invalid JSON (Expecting property name enclosed in double quotes at line 2 column 1)"),
-    ("envelope alternation", _lines(_S, _U, _U), "envelope",
+    ("envelope alternation", _lines(SYSTEM, USER, USER), "envelope",
      "line 3: [alternation] user and assistant messages must alternate; got user after user"),
-    ("anthropic alternation", json.dumps({"system": "s", "messages": [_U, _U]}), "anthropic",
+    ("anthropic alternation", json.dumps({"system": "s", "messages": [USER, USER]}), "anthropic",
      "messages[1]: [alternation] user and assistant messages must alternate; got user after user"),
     ("gemini system first", json.dumps({"contents": [{"role": "user", "parts": [{"text": "u"}]}]}), "gemini",
      "contents[0]: [system_first] the first message must be a system or developer message, got user"),
-    ("openai results pending", json.dumps({"messages": [_S, _U, _call("c1"), _U]}), "openai",
+    ("openai results pending", json.dumps({"messages": [SYSTEM, USER, calls("c1"), USER]}), "openai",
      "messages[3]: [tool_results_pending] 1 tool call(s) still await a result ('c1'); only tool results may follow, got user"),
 ]  # fmt: skip
 
@@ -338,7 +329,7 @@ def test_all_carries_on_after_each_problem_as_repair_would(
 ) -> None:
     # Each mistake once, not again at every message after it.
     text = _lines(
-        _U, _A, _U, _call("c1", "c2"), _result("c2"), _U, _U, _A, _A, _call("c3"), _result("c3"), _A
+        USER, ASSISTANT, USER, calls("c1", "c2"), result("c2"), USER, USER, ASSISTANT, ASSISTANT, calls("c3"), result("c3"), ASSISTANT
     )  # fmt: skip
     path = write(tmp_path / "c.jsonl", text)
     code, _, err = cli(capsys, "validate", str(path), "--all")
@@ -361,12 +352,16 @@ def test_all_carries_on_after_each_problem_as_repair_would(
 def test_all_drops_a_message_imported_twice_but_goes_on_with_a_reused_id(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    again = _lines(_S, {**_U, "id": "m1"}, {**_U, "id": "m1"}, _A)  # the same message twice
+    again = _lines(
+        SYSTEM, {**USER, "id": "m1"}, {**USER, "id": "m1"}, ASSISTANT
+    )  # the same message twice
     _, _, err = cli(capsys, "validate", str(write(tmp_path / "a.jsonl", again)), "--all")
     assert [line.split(": [")[1].split("]")[0] for line in err.splitlines()[:-1]] == [
         "duplicate_id"
     ]
-    reused = _lines(_S, {**_U, "id": "m1"}, {**_A, "id": "m1"}, _A)  # another message, same id
+    reused = _lines(
+        SYSTEM, {**USER, "id": "m1"}, {**ASSISTANT, "id": "m1"}, ASSISTANT
+    )  # another message, same id
     _, _, err = cli(capsys, "validate", str(write(tmp_path / "b.jsonl", reused)), "--all")
     assert [line.split(": [")[1].split("]")[0] for line in err.splitlines()[:-1]] == [
         "duplicate_id",

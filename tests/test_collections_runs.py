@@ -8,7 +8,6 @@ the merged messages built, not by timing: one per run, whatever its length.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from functools import reduce
 from typing import Any
 
@@ -16,8 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from messages import AssistantMessage, ImagePart, Message, Messages, TextPart, UserMessage
+from messages import AssistantMessage, ImagePart, Messages, TextPart, UserMessage
 from messages._collections import join_content, join_contents
+from tests.built_messages import built_messages
 from tests.strategies import assistant_parts, texts, user_parts
 
 _CONTENTS = st.one_of(
@@ -56,41 +56,27 @@ def test_join_contents_edge_cases(contents: list[Any]) -> None:
     assert join_contents(contents) == fold(contents)
 
 
-@pytest.fixture
-def built(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Message]]:
-    """The messages ``with_content`` builds while the test runs."""
-    made: list[Message] = []
-    original: Callable[[Message, Any], Message] = Message.with_content
-    assert all("with_content" not in c.__dict__ for c in (UserMessage, AssistantMessage))
-
-    def counting(self: Message, content: Any) -> Message:
-        out = original(self, content)
-        made.append(out)
-        return out
-
-    monkeypatch.setattr(Message, "with_content", counting)
-    yield made
-
-
-def test_a_long_run_is_merged_once(built: list[Message]) -> None:
-    n = 20_000
-    lines = [f"line {i}" for i in range(n)]
-    run = [UserMessage(t) for t in lines]
-    mixed = [*run, AssistantMessage("reply"), *run[:3], AssistantMessage("end")]
-    out = Messages(mixed).merged_per_role()
-    assert [m.content for m in out] == [  # type: ignore[attr-defined]
-        "\n\n".join(lines),
-        "reply",
-        "line 0\n\nline 1\n\nline 2",
-        "end",
-    ]
-    assert len(built) == 2  # one merged message per run: the pairwise fold built n - 1 + 2
+def test_a_long_run_is_merged_once() -> None:
+    with built_messages() as built:
+        n = 20_000
+        lines = [f"line {i}" for i in range(n)]
+        run = [UserMessage(t) for t in lines]
+        mixed = [*run, AssistantMessage("reply"), *run[:3], AssistantMessage("end")]
+        out = Messages(mixed).merged_per_role()
+        assert [m.content for m in out] == [  # type: ignore[attr-defined]
+            "\n\n".join(lines),
+            "reply",
+            "line 0\n\nline 1\n\nline 2",
+            "end",
+        ]
+        assert len(built) == 2  # one merged message per run: the pairwise fold built n - 1 + 2
 
 
-def test_a_long_run_of_parts_is_merged_once(built: list[Message]) -> None:
-    image = ImagePart(url="https://example.com/a.png")
-    run = [UserMessage([f"t{i}", image]) for i in range(5_000)]
-    (merged,) = Messages(run).merged_per_role()
-    assert merged.content == fold([m.content for m in run])  # type: ignore[attr-defined]
-    assert len(merged.content) == 10_000  # type: ignore[attr-defined]
-    assert len(built) == 1
+def test_a_long_run_of_parts_is_merged_once() -> None:
+    with built_messages() as built:
+        image = ImagePart(url="https://example.com/a.png")
+        run = [UserMessage([f"t{i}", image]) for i in range(5_000)]
+        (merged,) = Messages(run).merged_per_role()
+        assert merged.content == fold([m.content for m in run])  # type: ignore[attr-defined]
+        assert len(merged.content) == 10_000  # type: ignore[attr-defined]
+        assert len(built) == 1

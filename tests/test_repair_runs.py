@@ -6,11 +6,6 @@ of n). Linearity is checked by counting the merged messages built, not by timing
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
-
-import pytest
-
 from messages import (
     AssistantMessage,
     Message,
@@ -23,65 +18,52 @@ from messages import (
     repair,
 )
 from messages._ordering import check_sequence
+from tests.built_messages import built_messages
 
 N = 20_000
 
 
-@pytest.fixture
-def built(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Message]]:
-    """The messages ``with_content`` builds while the test runs."""
-    made: list[Message] = []
-    original: Callable[[Message, Any], Message] = Message.with_content
-    classes = (SystemMessage, UserMessage, AssistantMessage, ToolCallMessage)
-    assert all("with_content" not in c.__dict__ for c in classes)
-
-    def counting(self: Message, content: Any) -> Message:
-        out = original(self, content)
-        made.append(out)
-        return out
-
-    monkeypatch.setattr(Message, "with_content", counting)
-    yield made
+def test_a_long_user_run_is_merged_once() -> None:
+    with built_messages() as built:
+        texts = [f"u{i}" for i in range(N)]
+        given = [SystemMessage("s"), *map(UserMessage, texts), AssistantMessage("a")]
+        fixed, changes = repair(given)
+        assert [m.content for m in fixed] == ["s", "\n\n".join(texts), "a"]  # type: ignore[attr-defined]
+        assert fixed[1].id == given[1].id
+        assert [(c.index, c.rule, c.action) for c in changes] == [
+            (i, "alternation", "merged_into_previous") for i in range(2, N + 1)
+        ]
+        assert len(built) == 1
 
 
-def test_a_long_user_run_is_merged_once(built: list[Message]) -> None:
-    texts = [f"u{i}" for i in range(N)]
-    given = [SystemMessage("s"), *map(UserMessage, texts), AssistantMessage("a")]
-    fixed, changes = repair(given)
-    assert [m.content for m in fixed] == ["s", "\n\n".join(texts), "a"]  # type: ignore[attr-defined]
-    assert fixed[1].id == given[1].id
-    assert [(c.index, c.rule, c.action) for c in changes] == [
-        (i, "alternation", "merged_into_previous") for i in range(2, N + 1)
-    ]
-    assert len(built) == 1
+def test_a_long_system_run_is_merged_once() -> None:
+    with built_messages() as built:
+        texts = [f"s{i}" for i in range(N)]
+        fixed, changes = repair([*map(SystemMessage, texts), UserMessage("u")])
+        assert [m.content for m in fixed] == ["\n\n".join(texts), "u"]  # type: ignore[attr-defined]
+        assert len(changes) == N - 1
+        assert len(built) == 1
 
 
-def test_a_long_system_run_is_merged_once(built: list[Message]) -> None:
-    texts = [f"s{i}" for i in range(N)]
-    fixed, changes = repair([*map(SystemMessage, texts), UserMessage("u")])
-    assert [m.content for m in fixed] == ["\n\n".join(texts), "u"]  # type: ignore[attr-defined]
-    assert len(changes) == N - 1
-    assert len(built) == 1
-
-
-def test_runs_between_other_repairs_each_merge_once(built: list[Message]) -> None:
-    call = ToolCallMessage((ToolCall("c1", "f", {}),))
-    given: list[Message] = [
-        SystemMessage("s"),
-        *(UserMessage(f"a{i}") for i in range(1000)),
-        *(AssistantMessage(f"b{i}") for i in range(1000)),
-        call,  # the assistant run's text joins the call (merged_into_next)
-        UserMessage("late"),  # the call is answered by an inserted error result first
-        SystemMessage("second"),  # merged into the first system message
-        *(UserMessage(f"c{i}") for i in range(1000)),
-    ]
-    fixed, _ = repair(given)
-    check_sequence(OrderingPolicy.strict(), fixed)
-    assert fixed[0].content == "s\n\nsecond"  # type: ignore[attr-defined]
-    assert fixed[1].content == "\n\n".join(f"a{i}" for i in range(1000))  # type: ignore[attr-defined]
-    assert fixed[2].content == "\n\n".join(f"b{i}" for i in range(1000))  # type: ignore[attr-defined]
-    assert fixed[2].tool_calls == call.tool_calls
-    assert type(fixed[3]) is ToolResultMessage
-    assert fixed[4].content == "\n\n".join(["late", *(f"c{i}" for i in range(1000))])  # type: ignore[attr-defined]
-    # the user run, the assistant run, the call taking its text, the system, the last run
-    assert len(built) == 5
+def test_runs_between_other_repairs_each_merge_once() -> None:
+    with built_messages() as built:
+        call = ToolCallMessage((ToolCall("c1", "f", {}),))
+        given: list[Message] = [
+            SystemMessage("s"),
+            *(UserMessage(f"a{i}") for i in range(1000)),
+            *(AssistantMessage(f"b{i}") for i in range(1000)),
+            call,  # the assistant run's text joins the call (merged_into_next)
+            UserMessage("late"),  # the call is answered by an inserted error result first
+            SystemMessage("second"),  # merged into the first system message
+            *(UserMessage(f"c{i}") for i in range(1000)),
+        ]
+        fixed, _ = repair(given)
+        check_sequence(OrderingPolicy.strict(), fixed)
+        assert fixed[0].content == "s\n\nsecond"  # type: ignore[attr-defined]
+        assert fixed[1].content == "\n\n".join(f"a{i}" for i in range(1000))  # type: ignore[attr-defined]
+        assert fixed[2].content == "\n\n".join(f"b{i}" for i in range(1000))  # type: ignore[attr-defined]
+        assert fixed[2].tool_calls == call.tool_calls
+        assert type(fixed[3]) is ToolResultMessage
+        assert fixed[4].content == "\n\n".join(["late", *(f"c{i}" for i in range(1000))])  # type: ignore[attr-defined]
+        # the user run, the assistant run, the call taking its text, the system, the last run
+        assert len(built) == 5

@@ -151,6 +151,10 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+
+
 def _add_policy(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--policy",
@@ -217,7 +221,7 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help="format to write (any of --from's)",
     )
-    convert.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    _add_output(convert)
     convert.add_argument(
         "--output-format",
         choices=("json", "jsonl"),
@@ -255,7 +259,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_format(repair, "--format", dest="format", what="IN and of the output")
     _add_policy(repair)
-    repair.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    _add_output(repair)
     return parser
 
 
