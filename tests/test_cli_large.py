@@ -85,14 +85,13 @@ def test_large_jsonl_streams_without_loading_the_file(tmp_path: Path) -> None:
     assert results[1][3] == "1"  # validate printed its one "ok" line
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
-def test_progress_is_shown_only_on_a_terminal(tmp_path: Path) -> None:
+def on_a_terminal(*argv: str) -> tuple[int, bytes, bytes]:
+    """Run ``python -m messages ARGV`` with stderr on a pseudo-terminal: (status, stdout, stderr)."""
     import pty
 
-    path = big_jsonl(tmp_path / "big.jsonl", 40_000)
     main_fd, child_fd = pty.openpty()
     with subprocess.Popen(
-        [sys.executable, "-m", "messages", "stats", str(path)],
+        [sys.executable, "-m", "messages", *argv],
         stdout=subprocess.PIPE,
         stderr=child_fd,
         env=env(),
@@ -108,9 +107,17 @@ def test_progress_is_shown_only_on_a_terminal(tmp_path: Path) -> None:
                 break
             shown += chunk
         assert proc.stdout is not None
-        table = proc.stdout.read()
-        assert proc.wait(timeout=60) == 0
+        out = proc.stdout.read()
+        status = proc.wait(timeout=60)
     os.close(main_fd)
+    return status, out, shown
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_progress_is_shown_only_on_a_terminal(tmp_path: Path) -> None:
+    path = big_jsonl(tmp_path / "big.jsonl", 40_000)
+    status, table, shown = on_a_terminal("stats", str(path))
+    assert status == 0
     assert f"{path}: 16,384 lines".encode() in shown
     assert f"{path}: 39,997 lines".encode() in shown
     assert shown.endswith(b"\r")  # the progress line is erased at the end
@@ -158,3 +165,18 @@ def test_validate_all_of_a_long_same_role_run_streams(tmp_path: Path) -> None:
     status, peak, lines = map(int, done.stdout.split())
     assert (status, lines) == (1, 40_000)  # 39,999 alternation problems and the count
     assert peak < path.stat().st_size / 10
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_problems_found_while_progress_shows_get_lines_of_their_own(tmp_path: Path) -> None:
+    path = big_jsonl(tmp_path / "big.jsonl", 40_000)
+    with path.open("a", encoding="utf-8") as f:  # two users in a row after the last progress
+        f.write(json.dumps({"role": "user", "content": "a"}) + "\n")
+        f.write(json.dumps({"role": "user", "content": "b"}) + "\n")
+    status, _, shown = on_a_terminal("validate", str(path), "--all")
+    assert status == 1
+    assert f"{path}: 32,768 lines".encode() in shown
+    (line,) = [line for line in shown.split(b"\r\n") if b"[alternation]" in line]
+    # the progress line was erased first: after the last carriage return, only the problem
+    assert line.rsplit(b"\r", 1)[-1].startswith(b"line 39999: [alternation] "), line
+    assert b"32,768 lines\r " in line  # it was on the screen, and erased

@@ -13,7 +13,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO
+    from typing import IO, ClassVar
 
 __all__ = [
     "STDIN_CLOSED",
@@ -87,6 +87,8 @@ def warn(line: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    if Progress.shown is not None:
+        Progress.shown.clear()  # a line of its own, not after the count; the next show() redraws
     try:
         stream.write(printable(line) + "\n")
         stream.flush()
@@ -139,6 +141,9 @@ class Progress:
 
     __slots__ = ("_label", "_shown", "_stream")
 
+    shown: ClassVar[Progress | None] = None
+    """The progress line on the terminal now, which ``warn`` erases before it writes."""
+
     def __init__(self, stream: IO[str], label: str) -> None:
         self._stream = stream
         self._label = printable(label)
@@ -156,6 +161,7 @@ class Progress:
         self._shown = len(text)
         self._stream.write(text)
         self._stream.flush()
+        Progress.shown = self
 
     def clear(self) -> None:
         """Erase the progress line, if one was shown."""
@@ -163,3 +169,5 @@ class Progress:
             self._stream.write("\r" + " " * self._shown + "\r")
             self._stream.flush()
             self._shown = 0
+        if Progress.shown is self:
+            Progress.shown = None
