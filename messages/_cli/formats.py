@@ -37,9 +37,6 @@ class _Formats:
         yield from CORE
         yield from provider_names()
 
-    def __len__(self) -> int:
-        return len(CORE) + len(provider_names())
-
 
 FORMATS = _Formats()
 """``canonical``, ``envelope`` and every provider name (a lazy container)."""
