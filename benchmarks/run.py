@@ -28,6 +28,7 @@ SUITES = [
     ("storage", "bench_storage", "bench_storage"),
     ("bounds", "bench_bounds", "bench_bounds"),
     ("tools", "bench_tools", "bench_tools"),
+    ("merge", "bench_merge", "bench_merge"),
 ]
 
 

@@ -3,7 +3,8 @@
 Validates and summarises examples/conversation.json (a travel-assistant chat with
 two parallel tool calls, one of which fails), converts it to every provider's
 request format with ``python -m messages convert``, validates each result in that
-provider's format, and converts one provider's body straight into another's.
+provider's format, converts one provider's body straight into another's, and
+repairs a conversation that breaks the turn rules.
 Every step runs the actual command line in a subprocess and shows the command.
 """
 
@@ -23,8 +24,10 @@ EXAMPLE = Path("examples") / "conversation.json"
 PROVIDERS = ("openai", "groq", "vllm", "ollama", "anthropic", "gemini")
 
 
-def run(*args: str, cwd: Path = ROOT, show: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m messages ARGS`` in ``cwd``; stop the demo if it fails."""
+def run(
+    *args: str, cwd: Path = ROOT, show: bool = True, status: int = 0
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m messages ARGS`` in ``cwd``; stop the demo unless it exits ``status``."""
     if show:
         print(f"$ python -m messages {shlex.join(args)}")
     env = dict(os.environ)
@@ -37,7 +40,7 @@ def run(*args: str, cwd: Path = ROOT, show: bool = True) -> subprocess.Completed
         text=True,
         check=False,
     )
-    if done.returncode != 0:
+    if done.returncode != status:
         print(done.stdout + done.stderr, end="")
         sys.exit(f"demo failed: 'python -m messages {shlex.join(args)}' exited {done.returncode}")
     return done
@@ -96,6 +99,18 @@ def main() -> int:
         if counts(again) != original:
             sys.exit("demo failed: the converted conversation lost messages or tool calls")
         print("same messages, roles and tool calls as the original")
+
+        print("\n== repair: an exported chat that breaks the turn rules\n")
+        # no system prompt, the question imported twice, the tool results lost
+        broken = conversation[1:3] + conversation[1:2] + conversation[5:]
+        (out / "broken.jsonl").write_text(
+            "".join(json.dumps(m) + "\n" for m in broken), encoding="utf-8"
+        )
+        problems = run("validate", "broken.jsonl", "--all", cwd=out, status=1).stderr
+        print(indent(problems))
+        fixed = run("repair", "broken.jsonl", "-o", "fixed.jsonl", cwd=out)
+        print(indent(fixed.stderr))
+        print(run("validate", "fixed.jsonl", cwd=out).stdout)
     print("\ndemo ok")
     return 0
 

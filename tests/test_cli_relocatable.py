@@ -33,7 +33,14 @@ def _run(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    "argv", [["--help"], ["convert", "--help"], ["validate", "--help"], ["stats", "--help"]]
+    "argv",
+    [
+        ["--help"],
+        ["convert", "--help"],
+        ["validate", "--help"],
+        ["stats", "--help"],
+        ["repair", "--help"],
+    ],
 )
 def test_help_names_the_vendored_package(vendored: Path, argv: list[str]) -> None:
     result = _run(vendored, *argv)

@@ -1,0 +1,63 @@
+"""``stats IN``: messages per role, tool calls per name, unanswered calls, estimated tokens."""
+
+from __future__ import annotations
+
+import sys
+
+from .._message import ToolResultMessage
+from .._role import MessageRole
+from .._tokens import estimate_tokens
+from .decode import decode
+from .sink import pretty
+from .source import Opened
+from .terminal import json_printable, say
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``stats``; return the exit status."""
+    roles = dict.fromkeys(MessageRole, 0)
+    calls: dict[str, int] = {}
+    pending: dict[str, str] = {}
+    tokens = 0
+    with Opened(args) as source:
+        for decoded in decode(source, args.format):
+            message = decoded.message
+            roles[message.role] += 1
+            tokens += estimate_tokens(message)
+            if type(message) is ToolResultMessage or isinstance(message, ToolResultMessage):
+                pending.pop(message.tool_call_id, None)
+            for call in message.tool_calls:
+                calls[call.name] = calls.get(call.name, 0) + 1
+                pending[call.id] = call.name
+    total = sum(roles.values())
+    if args.json:
+        report = {
+            "messages": total,
+            "roles": {role.value: n for role, n in roles.items()},
+            "tool_calls": dict(sorted(calls.items())),
+            "unanswered_tool_calls": [{"id": i, "name": n} for i, n in pending.items()],
+            "estimated_tokens": tokens,
+        }
+        sys.stdout.write(json_printable(pretty(report)) + "\n")
+        return 0
+    rows: list[tuple[str, int]] = [("messages", total)]
+    rows += [(f"  {role.value}", n) for role, n in roles.items() if n]
+    rows.append(("tool calls", sum(calls.values())))
+    rows += [(f"  {name}", n) for name, n in sorted(calls.items())]
+    rows.append(("unanswered tool calls", len(pending)))
+    unanswered: dict[str, int] = {}
+    for name in pending.values():
+        unanswered[name] = unanswered.get(name, 0) + 1
+    rows += [(f"  {name}", n) for name, n in sorted(unanswered.items())]
+    rows.append(("estimated tokens", tokens))
+    width = max(len(label) for label, _ in rows)
+    digits = max(len(str(n)) for _, n in rows)
+    for label, n in rows:
+        say(f"{label:<{width}}  {n:>{digits}}")
+    return 0
