@@ -73,7 +73,7 @@ examples:
 _REPAIR_EPILOG = f"""\
 Writes the conversation changed so that it passes the ordering policy, in the
 input's format (a provider's body keeps its other keys), and lists each change
-on stderr as "path: rule (action)": orphan and duplicate tool results dropped,
+on stderr as "path: rule": orphan and duplicate tool results dropped,
 unanswered calls answered by an error result, same-role runs merged, a system
 message put first where the policy wants one. Exit status 0 when it wrote a
 valid conversation (changed or not), 1 when the input cannot be decoded.
