@@ -27,7 +27,14 @@ TYPE_CHECKING = False  # not typing's: `import messages` does not import typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from ._codec import from_dict, from_json, to_dict, to_json
+    from ._codec import (
+        from_dict,
+        from_json,
+        messages_from_dict,
+        messages_from_json,
+        to_dict,
+        to_json,
+    )
     from ._collections import Messages, MessageStore
     from ._envelope import Envelope, EnvelopeType, to_provider_messages
     from ._history import ConversationHistory
@@ -77,6 +84,8 @@ __all__ = [
     "from_dict",
     "to_json",
     "from_json",
+    "messages_from_dict",
+    "messages_from_json",
     "MessageRegistry",
     "default_registry",
     # collections and history
@@ -98,6 +107,8 @@ _LAZY = {
     "from_dict": "._codec",
     "to_json": "._codec",
     "from_json": "._codec",
+    "messages_from_dict": "._codec",
+    "messages_from_json": "._codec",
     "MessageRegistry": "._registry",
     "default_registry": "._registry",
     "Messages": "._collections",

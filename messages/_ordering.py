@@ -192,10 +192,16 @@ class OrderingPolicy:
         if not isinstance(data, Mapping):
             raise DecodeError(f"expected an object, got {type(data).__name__}", path)
         flags: dict[str, bool] = {}
-        for key, value in data.items():
-            if key not in _FLAGS:
+        try:
+            items = list(data.items())
+        except Exception as exc:  # a Mapping whose methods fail: its error, never its text
+            raise DecodeError(f"cannot read the object ({type(exc).__name__})", path) from None
+        for key, value in items:
+            if not isinstance(key, str) or key not in _FLAGS:
                 where = f"{path}.{key}" if isinstance(key, str) else path
-                raise DecodeError(f"unknown policy flag; valid flags: {', '.join(_FLAGS)}", where)
+                raise DecodeError(
+                    f"unknown policy flag {ident(key)}; valid flags: {', '.join(_FLAGS)}", where
+                )
             if value is not True and value is not False:
                 raise DecodeError(f"expected bool, got {type(value).__name__}", f"{path}.{key}")
             flags[key] = value

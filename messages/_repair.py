@@ -91,6 +91,15 @@ class Repair:
     rule: str
     action: str
 
+    def __post_init__(self) -> None:
+        if self.index.__class__ is not int or self.index < 0:
+            raise ValidationError("expected an int >= 0", "index")
+        for name in ("rule", "action"):
+            if not isinstance(getattr(self, name), str):
+                raise ValidationError(
+                    f"expected str, got {type(getattr(self, name)).__name__}", name
+                )
+
     def __str__(self) -> str:
         return f"message {self.index}: [{self.rule}] {self.action}"
 

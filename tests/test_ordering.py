@@ -367,3 +367,23 @@ def test_error_messages_say_which_rule_and_where(
     assert SECRET not in repr(err)
     copy = pickle.loads(pickle.dumps(err))
     assert (copy.rule, copy.index, str(copy)) == (err.rule, err.index, text)
+
+
+class _Hostile(dict):  # type: ignore[type-arg]
+    """A Mapping whose methods raise."""
+
+    def items(self) -> Any:
+        raise RuntimeError("boom")
+
+    def __getitem__(self, key: object) -> Any:
+        raise RuntimeError("boom")
+
+
+def test_policy_from_dict_turns_a_hostile_mapping_into_a_decode_error() -> None:
+    with pytest.raises(DecodeError) as info:
+        OrderingPolicy.from_dict(_Hostile(require_system_first=True))
+    assert info.value.path == "policy"
+    assert "RuntimeError" in info.value.message
+    with pytest.raises(DecodeError) as info:
+        OrderingPolicy.from_dict({"wizard": True})
+    assert "'wizard'" in info.value.message

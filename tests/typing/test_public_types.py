@@ -92,3 +92,23 @@ def test_codec_history_and_provider_types() -> None:
     assert_type(r, ChatResponse)
     assert_type(r.finish_reason, FinishReason)
     assert_type(r.message, AssistantMessage)
+
+
+def test_typed_list_entry_points_and_factories() -> None:
+    import pytest
+
+    from messages import messages_from_dict, messages_from_json, repair
+
+    ms = messages_from_json('[{"role": "user", "content": "hi"}]')
+    assert_type(ms, list[Message])
+    assert len(ms) == 1
+    fixed, _ = repair(ms)
+    assert len(fixed) == 2  # an empty system message first, under the strict policy
+    assert_type(messages_from_dict([{"role": "user", "content": "hi"}]), list[Message])
+    turn = Message.assistant(invalid_tool_calls=[InvalidToolCall("c1", "f", "{", "bad JSON")])
+    assert_type(turn.invalid_tool_calls, tuple[InvalidToolCall, ...])
+    # a misspelt keyword is a type error (mypy flags the call: the ignore is needed)
+    with pytest.raises(TypeError):
+        Message.user("hi", nmae="bob")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Message.assistant("hi", metdata={})  # type: ignore[call-arg]
