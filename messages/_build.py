@@ -44,6 +44,7 @@ __all__ = [
     "content_message_init",
     "message",
     "plain_message",
+    "plain_tool_call_message",
     "stream_delta",
     "text_part",
     "tool_call",
@@ -374,6 +375,39 @@ def plain_message(cls: type[T], content: Any, id: str | None, created_at: Any) -
         self = _new(_TWINS[cls])
     except KeyError:
         self = _new(twin_of(cls))
+    self.content = content
+    self.name = None
+    self.metadata = EMPTY
+    self.extras = EMPTY
+    if id is None:
+        if created_at is None:
+            self.created_at = time_ns()
+            self.id = _next()
+        else:
+            self.created_at = created_at
+            self.id = new_id()
+    else:
+        self.id = id
+        self.created_at = time_ns() if created_at is None else created_at
+    self.__class__ = cls
+    return self  # type: ignore[no-any-return]
+
+
+def plain_tool_call_message(
+    cls: type[T],
+    tool_calls: tuple[Any, ...],
+    content: Any,
+    invalid_tool_calls: tuple[Any, ...],
+    id: str | None,
+    created_at: Any,
+) -> T:
+    """``tool_call_message`` without name, metadata and extras (the usual decoded dict)."""
+    try:
+        self = _new(_TWINS[cls])
+    except KeyError:
+        self = _new(twin_of(cls))
+    self.tool_calls = tool_calls
+    self.invalid_tool_calls = invalid_tool_calls
     self.content = content
     self.name = None
     self.metadata = EMPTY

@@ -487,11 +487,25 @@ def from_dict(d: Any, registry: MessageRegistry | None = None) -> Message | list
             role = d.get("role")
             if role.__class__ is str:
                 entry = reg._table.get(role)
-                if entry is not None and not entry[1]:
-                    cls = entry[0]
-                    dec = DECODERS.get(cls)
-                    if dec is not None:
-                        return dec(cls, d)  # type: ignore[no-any-return]
+                if entry is not None:
+                    tried = entry[1]
+                    if not tried:
+                        cls = entry[0]
+                    elif len(tried) == 1 and tried[0][1] is has_tool_calls:
+                        # the built-in assistant entry: _decode's inline predicate
+                        tcs = d.get("tool_calls")
+                        if tcs.__class__ is list and tcs:
+                            cls = tried[0][0]
+                        elif tcs is None and d.get("function_call") is None:
+                            cls = entry[0]
+                        else:
+                            cls = None
+                    else:
+                        cls = None
+                    if cls is not None:
+                        dec = DECODERS.get(cls)
+                        if dec is not None:
+                            return dec(cls, d)  # type: ignore[no-any-return]
             return _decode(d, reg)  # type: ignore[no-any-return]
         return _decode_any(d, reg, None)  # type: ignore[no-any-return]
     except DecodeError:

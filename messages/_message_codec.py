@@ -11,7 +11,13 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._build import message, plain_message, tool_call_message, tool_result_message
+from ._build import (
+    message,
+    plain_message,
+    plain_tool_call_message,
+    tool_call_message,
+    tool_result_message,
+)
 from ._frozen import EMPTY, FrozenDict, freeze
 from ._json import json_type
 from ._message import (
@@ -136,13 +142,16 @@ def _content_encoder(role: str, share: bool) -> Encoder:
             mid = m.id
         created = m._created_slot
         if created.__class__ is not str:
-            created = ISO_TEXT.get(created) or created_at_text(m)
+            try:
+                created = ISO_TEXT[created]
+            except KeyError:
+                created = created_at_text(m)
         c = m.content
         if c.__class__ is str:
             d = {"id": mid, "role": role, "content": c, "created_at": created}
         else:
             d = {"id": mid, "role": role, "content": _enc_parts(c), "created_at": created}
-        if m.name is not None or m.metadata or m.extras:
+        if m.name is not None or m.metadata is not EMPTY or m.extras is not EMPTY:
             add(d, m, RESERVED_KEYS)
         return d
 
@@ -161,7 +170,10 @@ def _tool_call_message_encoder(share: bool) -> Encoder:
             mid = m.id
         created = m._created_slot
         if created.__class__ is not str:
-            created = ISO_TEXT.get(created) or created_at_text(m)
+            try:
+                created = ISO_TEXT[created]
+            except KeyError:
+                created = created_at_text(m)
         d: dict[str, Any] = {"id": mid, "role": "assistant"}
         c = m.content
         if c is not None:
@@ -186,7 +198,7 @@ def _tool_call_message_encoder(share: bool) -> Encoder:
             calls += [enc_invalid(c) for c in m.invalid_tool_calls]
         d["tool_calls"] = calls
         d["created_at"] = created
-        if m.name is not None or m.metadata or m.extras:
+        if m.name is not None or m.metadata is not EMPTY or m.extras is not EMPTY:
             add(d, m, RESERVED_KEYS)
         return d
 
@@ -203,7 +215,10 @@ def _tool_result_message_encoder(share: bool) -> Encoder:
             mid = m.id
         created = m._created_slot
         if created.__class__ is not str:
-            created = ISO_TEXT.get(created) or created_at_text(m)
+            try:
+                created = ISO_TEXT[created]
+            except KeyError:
+                created = created_at_text(m)
         c = m.content
         d: dict[str, Any] = {
             "id": mid,
@@ -217,7 +232,7 @@ def _tool_result_message_encoder(share: bool) -> Encoder:
         tool_name = m.tool_name
         if tool_name is not None:
             d["tool_name"] = tool_name
-        if m.name is not None or m.metadata or m.extras:
+        if m.name is not None or m.metadata is not EMPTY or m.extras is not EMPTY:
             add(d, m, RESERVED_KEYS)
         return d
 
@@ -425,10 +440,10 @@ def _dec_assistant(cls: Any, d: Mapping[str, Any]) -> Any:
 
 def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
     tcs = d.get("tool_calls")
-    fc = d.get("function_call")
+    fc = None
     if tcs:
         calls, invalid = _dec_calls(tcs)
-    elif fc is not None:
+    elif (fc := d.get("function_call")) is not None:
         legacy = _legacy_call(d)
         if isinstance(legacy, ToolCall):
             calls, invalid = (legacy,), ()
@@ -462,21 +477,21 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
             created = created_value(created)
     seen = 2 + (mid is not None) + (created is not None) + (content is not None)
     if len(d) == seen and fc is None:
-        name = None
-        metadata = extras = EMPTY
+        return plain_tool_call_message(cls, calls, content, invalid, mid, created)
+    if tcs:
+        fc = d.get("function_call")
+    name = d.get("name")
+    if name is not None and name.__class__ is not str:
+        name = _name(name)
+    raw_metadata = d.get("metadata")
+    metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
+    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d):
+        extras = EMPTY
     else:
-        name = d.get("name")
-        if name is not None and name.__class__ is not str:
-            name = _name(name)
-        raw_metadata = d.get("metadata")
-        metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-        if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d):
-            extras = EMPTY
-        else:
-            extras = _extras(d, _TOOL_CALL_MSG_KEYS, RESERVED_KEYS)
-        if tcs and fc is not None:
-            # both given: the tool calls win and the legacy call is kept, not lost
-            extras = FrozenDict({**extras, "function_call": _freeze_value(fc, "function_call")})
+        extras = _extras(d, _TOOL_CALL_MSG_KEYS, RESERVED_KEYS)
+    if tcs and fc is not None:
+        # both given: the tool calls win and the legacy call is kept, not lost
+        extras = FrozenDict({**extras, "function_call": _freeze_value(fc, "function_call")})
     return tool_call_message(cls, calls, content, invalid, name, metadata, extras, mid, created)
 
 
