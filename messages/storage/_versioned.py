@@ -88,7 +88,7 @@ def digest(records: object) -> Revision:
 
 
 class Unversioned:
-    """The VersionedBackend methods over a plain Backend, by digest comparison."""
+    """A VersionedBackend over a plain Backend: revisions are digests of the records."""
 
     __slots__ = ("_append", "backend")
 
@@ -99,6 +99,26 @@ class Unversioned:
         append: Callable[[SessionIdentity, Sequence[Record]], None] | None
         append = getattr(backend, "append", None)
         self._append = append
+
+    def load(self, identity: SessionIdentity) -> list[Record] | None:
+        """The backend's ``load``."""
+        return self.backend.load(identity)
+
+    def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
+        """The backend's ``save``."""
+        self.backend.save(identity, records)
+
+    def append(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
+        """The backend's ``append``, or a load, a merge by id and a save."""
+        self.append_versioned(identity, records, None)
+
+    def delete(self, identity: SessionIdentity) -> None:
+        """The backend's ``delete``."""
+        self.backend.delete(identity)
+
+    def list_sessions(self, agent: str, scope: str | None = None) -> list[SessionIdentity]:
+        """The backend's ``list_sessions``."""
+        return self.backend.list_sessions(agent, scope)
 
     def load_versioned(self, identity: SessionIdentity) -> tuple[list[Record] | None, Revision]:
         """The backend's ``load`` and the digest of what it returned."""

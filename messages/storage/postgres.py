@@ -318,6 +318,8 @@ def _load_op(sql: _Sql, key: str) -> _Op[tuple[list[Record] | None, Revision]]:
 
 def _replace_op(sql: _Sql, params: dict[str, Any], expected: Revision) -> _Op[Revision | None]:
     """The new revision, or None when the session is not at ``expected`` (nothing written)."""
+    if expected is not None and type(expected) is not int:
+        return None  # not a revision of this backend's: the session is not at it
     if expected is None:
         row = yield sql.create, params, _ONE
     else:
