@@ -54,7 +54,7 @@ def test_new_database_gets_the_current_schema_and_wal(backend: SQLiteBackend, db
     assert backend.schema_version() == SCHEMA_VERSION == 2
     assert _sql(db, "SELECT version FROM schema_version") == [(2,)]
     tables = {r[0] for r in _sql(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert tables == {"schema_version", "sessions", "messages", "revisions"}
+    assert tables == {"schema_version", "sessions", "messages"}
     assert _sql(db, "PRAGMA journal_mode") == [("wal",)]
 
 
@@ -365,14 +365,6 @@ def test_rows_stay_numbered_without_gaps_across_appends_and_rewrites(
                 "CREATE TABLE messages (key TEXT, seq INTEGER, msg_id TEXT)",
             ],
             "messages table has no body column",
-        ),
-        (
-            [
-                "CREATE TABLE sessions (key TEXT PRIMARY KEY, agent TEXT, scope TEXT,"
-                " session TEXT, updated_at REAL, revision INTEGER)",
-                "CREATE TABLE messages (key TEXT, seq INTEGER, msg_id TEXT, body TEXT)",
-            ],
-            "no revisions table",
         ),
     ],
 )

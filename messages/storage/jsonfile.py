@@ -5,7 +5,8 @@ header ``{"format": "messages.session", "version": 1, "agent": …, "session": �
 "scope": …, "count": N}``, then one canonical message dict per line, each line
 ending in a newline. The count and the final newline make a file cut short at
 any byte detectable (a StorageError, never a silent partial load); the header lets
-``list_sessions`` read one line per file instead of whole sessions.
+``list_sessions`` read one line per file instead of whole sessions. Readers ignore
+header keys they do not know (``revision`` came later, in the same version 1).
 
 A save writes a hidden temporary file in the same directory, flushes and fsyncs
 it, renames it over the session file with ``os.replace`` (atomic on POSIX and
@@ -23,12 +24,14 @@ order; so two writers appending to one session both keep their messages, and an
 append retried after a failure does not add its messages twice.
 Readers take no lock: they see the old file or the new one.
 
-A session's revision is a digest of its file (BLAKE2b, 128 bits): any write
-changes it, and it cannot come back for other content, even after a delete.
+Every write puts a new random ``revision`` (64 bits, as hex) in the header, so
+a revision never comes back, even for a session deleted and written again (a
+file written before revisions existed has the digest of its bytes instead).
 ``save_versioned`` (what ChatHistoryStorage uses for a rewrite) reads the file
-under the lock and replaces it only when its digest is still the one the caller
-loaded: a rewrite never drops what another writer appended. ``save`` replaces the
-session unconditionally.
+under the lock and replaces it only when its revision is still the one the
+caller loaded: a rewrite never drops what another writer appended. ``save``
+replaces the session unconditionally. (A digest of every file read and written
+would cost an append at 10,000 messages ~10 ms of ~13; the header costs nothing.)
 """
 
 from __future__ import annotations
@@ -88,13 +91,13 @@ class JsonFileBackend:
         return self.load_versioned(identity)[0]
 
     def load_versioned(self, identity: SessionIdentity) -> tuple[list[Record] | None, Revision]:
-        """The session's message dicts and the digest of its file (None, None: no file)."""
+        """The session's message dicts and its revision (None, None: no file)."""
         key = identity.key
         data = self._read(key)
         if data is None:
             return None, None
-        lines = self._rows(identity, data)
-        return [decode_row(line, key, i) for i, line in enumerate(lines)], _digest(data)
+        revision, lines = self._rows(identity, data)
+        return [decode_row(line, key, i) for i, line in enumerate(lines)], revision
 
     def _read(self, key: str) -> bytes | None:
         """The session file's bytes; None when there is no file."""
@@ -106,8 +109,8 @@ class JsonFileBackend:
         except OSError as exc:
             raise StorageError(f"cannot read the file ({type(exc).__name__})", where(key)) from exc
 
-    def _rows(self, identity: SessionIdentity, data: bytes) -> list[bytes]:
-        """The stored rows (one JSON message each) of a session file, checked whole."""
+    def _rows(self, identity: SessionIdentity, data: bytes) -> tuple[str, list[bytes]]:
+        """The revision and the rows (one JSON message each) of a session file, checked whole."""
         key = identity.key
         if not data.endswith(b"\n"):
             raise StorageError("file is truncated (no final newline)", where(key))
@@ -119,7 +122,10 @@ class JsonFileBackend:
             raise StorageError(
                 f"file holds {len(lines)} messages, its header says {header['count']}", where(key)
             )
-        return lines
+        revision = header.get("revision")
+        if type(revision) is not str:
+            revision = _digest(data)  # written before revisions existed
+        return revision, lines
 
     def list_sessions(self, agent: str, scope: str | None = None) -> list[SessionIdentity]:
         """The sessions of ``agent`` in exactly ``scope``, sorted by session name."""
@@ -171,9 +177,9 @@ class JsonFileBackend:
         rows = encode_rows(key, records)
         with self._locked(key):
             data = self._read(key)
-            if (None if data is None else _digest(data)) != expected:
+            if (None if data is None else self._rows(identity, data)[0]) != expected:
                 raise conflict(identity)
-            return _digest(self._write(identity, [row.encode("ascii") for row in rows]))
+            return self._write(identity, [row.encode("ascii") for row in rows])
 
     def append(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Add ``records`` after the stored messages, merging by id, atomically.
@@ -197,8 +203,10 @@ class JsonFileBackend:
                 stored: list[bytes] = []
                 before: Revision = None
             else:
-                stored = self._rows(identity, data)
-                before = _digest(data)
+                before, stored = self._rows(identity, data)
+                # hot path: the rows are copies; holding the file's bytes too while
+                # writing cost ~0.8 ms of ~11 per append at 10,000 messages.
+                del data
             seen = {_row_id(line, key, i) for i, line in enumerate(stored)}
             for record, row in zip(records, rows, strict=True):
                 message_id = record.get("id")
@@ -207,7 +215,7 @@ class JsonFileBackend:
                         continue  # stored already (by another writer, or a retried append)
                     seen.add(message_id)
                 stored.append(row.encode("ascii"))
-            return _digest(self._write(identity, stored)), before == expected
+            return self._write(identity, stored), before == expected
 
     def delete(self, identity: SessionIdentity) -> None:
         """Remove the session's file (no error when there is none)."""
@@ -224,8 +232,9 @@ class JsonFileBackend:
         if self._fsync:
             _fsync_directory(self.directory)
 
-    def _write(self, identity: SessionIdentity, rows: list[bytes]) -> bytes:
-        """Replace the session's file with ``rows`` (the lock held); return the bytes written."""
+    def _write(self, identity: SessionIdentity, rows: list[bytes]) -> str:
+        """Replace the session's file with ``rows`` (the lock held); return its new revision."""
+        revision = os.urandom(8).hex()
         header = dumps_compact(
             {
                 "format": FORMAT,
@@ -234,13 +243,13 @@ class JsonFileBackend:
                 "session": identity.session,
                 "scope": identity.scope,
                 "count": len(rows),
+                "revision": revision,
             }
         ).encode("ascii")
         rows.insert(0, header)
         rows.append(b"")
-        data = b"\n".join(rows)
-        self._replace(identity.key, data)
-        return data
+        self._replace(identity.key, b"\n".join(rows))
+        return revision
 
     @contextlib.contextmanager
     def _locked(self, key: str, *, remove: bool = False) -> Iterator[None]:
@@ -294,7 +303,7 @@ class JsonFileBackend:
 
 
 def _digest(data: bytes) -> str:
-    """A session file's revision."""
+    """The revision of a session file written before revisions existed."""
     import hashlib  # here, not at import: it loads OpenSSL (~3 ms)
 
     return hashlib.blake2b(data, digest_size=16).hexdigest()
