@@ -105,14 +105,18 @@ def _pgserver_bindir() -> Path | None:
     return bindir if (bindir / "postgres").is_file() else None
 
 
-def start() -> Server:
-    """The server for this test run: the one named by the environment, or a new one."""
+def start(*, durable: bool = False) -> Server:
+    """The server for this run: the one named by the environment, or a new one.
+
+    A new one runs without fsync unless ``durable`` (the benchmarks want commits
+    that reach the disk, as SQLite's with ``synchronous=FULL`` do).
+    """
     dsn = os.environ.get(ENV_DSN, "").strip()
     if dsn:
         _wait_ready(dsn, None, None)
         return Server(dsn, f"{ENV_DSN}", lambda: None)
     bindir, origin = find_bindir()
-    return _start_cluster(bindir, origin)
+    return _start_cluster(bindir, origin, durable)
 
 
 def _free_port() -> int:
@@ -122,7 +126,7 @@ def _free_port() -> int:
         return port
 
 
-def _start_cluster(bindir: Path, origin: str) -> Server:
+def _start_cluster(bindir: Path, origin: str, durable: bool = False) -> Server:
     root = Path(tempfile.mkdtemp(prefix="messages-pg-"))
     try:
         run_as = _unprivileged_user()
@@ -150,7 +154,7 @@ def _start_cluster(bindir: Path, origin: str) -> Server:
             raise ServerError(f"initdb failed ({origin}):\n{done.stdout[-2000:]}")
         for _attempt in range(5):
             port = _free_port()
-            proc = _spawn_server(bindir, data, root, port, log, run_as, env)
+            proc = _spawn_server(bindir, data, root, port, log, run_as, env, durable)
             dsn = f"host=127.0.0.1 port={port} user=postgres dbname=postgres connect_timeout=5"
             try:
                 _wait_ready(dsn, proc, log)
@@ -250,6 +254,7 @@ def _spawn_server(
     log: Path,
     run_as: tuple[int, int] | None,
     env: dict[str, str],
+    durable: bool,
 ) -> subprocess.Popen[bytes]:
     args = [
         str(bindir / "postgres"),
@@ -262,14 +267,10 @@ def _spawn_server(
         "-k",
         str(root),
         "-c",
-        "fsync=off",
-        "-c",
-        "synchronous_commit=off",
-        "-c",
-        "full_page_writes=off",
-        "-c",
         "max_connections=60",
     ]
+    if not durable:
+        args += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
     user, group, groups = _ids(run_as)
     with open(log, "ab") as out:
         return subprocess.Popen(

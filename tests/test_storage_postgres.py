@@ -114,7 +114,12 @@ def test_a_new_database_gets_the_schema_with_its_keys_and_indexes(
     assert "UNIQUE" in indexes[f"{prefix}sessions_identity"]
     assert "(agent, COALESCE(scope, ''::text), session)" in indexes[f"{prefix}sessions_identity"]
     assert "(session_id, seq)" in indexes[f"{prefix}messages_pkey"]
-    assert "UNIQUE" in indexes[f"{prefix}sessions_key_key"]
+    assert "(key)" in indexes[f"{prefix}sessions_key"]
+    # One unique index per table besides the primary keys: the one ON CONFLICT
+    # arbitrates on, so writers creating one session together merge (see below).
+    assert [n for n, d in indexes.items() if "UNIQUE" in d and not n.endswith("_pkey")] == [
+        f"{prefix}sessions_identity"
+    ]
     assert sql(postgres_dsn, f"SELECT version FROM {prefix}schema_version") == [(1,)]
 
 
@@ -518,3 +523,40 @@ def test_a_forked_child_never_touches_the_parents_connection(backend: PostgresBa
 def test_repr_names_the_kind_never_the_dsn(postgres_dsn: str) -> None:
     b = PostgresBackend(f"{postgres_dsn} password={SECRET}")
     assert repr(b) == "PostgresBackend(dsn, table_prefix='messages_')"
+
+
+def test_writers_creating_the_same_new_sessions_at_once_all_succeed(
+    postgres_dsn: str, prefix: str
+) -> None:
+    # Every session is new: the writers' first appends race to create its row.
+    writers, sessions = 6, 40
+    backends = [PostgresBackend(postgres_dsn, table_prefix=prefix) for _ in range(writers)]
+    for b in backends:
+        b.schema_version()
+    barriers = [threading.Barrier(writers) for _ in range(sessions)]
+    errors: list[BaseException] = []
+
+    def work(n: int, b: PostgresBackend) -> None:
+        try:
+            for s in range(sessions):
+                barriers[s].wait()
+                b.append(IDENT.with_session(f"s{s}"), [rec(f"w{n}")])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+            for barrier in barriers:
+                barrier.abort()
+
+    threads = [threading.Thread(target=work, args=(n, b)) for n, b in enumerate(backends)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        for s in range(sessions):
+            records = backends[0].load(IDENT.with_session(f"s{s}"))
+            assert records is not None
+            assert sorted(r["id"] for r in records) == [f"w{n}" for n in range(writers)]
+    finally:
+        for b in backends:
+            b.close()

@@ -15,10 +15,11 @@ committed when you commit it).
 Schema, version 1, in the connection's current schema, every name starting with
 ``table_prefix`` (default ``messages_``)::
 
-    sessions(id bigint identity PRIMARY KEY, key text UNIQUE, agent text, scope text,
+    sessions(id bigint identity PRIMARY KEY, key text, agent text, scope text,
              session text, revision bigint, prev_revision bigint, first_seq bigint,
              next_seq bigint, created_at timestamptz, updated_at timestamptz)
-      UNIQUE (agent, COALESCE(scope, ''), session)          -- also lists sessions
+      UNIQUE (agent, COALESCE(scope, ''), session)   -- finds a session, lists sessions
+      INDEX (key)                                    -- for queries by hand
     messages(session_id bigint REFERENCES sessions ON DELETE CASCADE, seq bigint,
              msg_id text, body json, PRIMARY KEY (session_id, seq))  -- loads one session
     revisions                                               -- a sequence
@@ -90,7 +91,7 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE SEQUENCE {p}revisions",
         "CREATE TABLE {p}sessions ("
         " id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-        " key text NOT NULL UNIQUE,"
+        " key text NOT NULL,"
         " agent text NOT NULL,"
         " scope text,"
         " session text NOT NULL,"
@@ -102,6 +103,7 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " updated_at timestamptz NOT NULL DEFAULT now())",
         "CREATE UNIQUE INDEX {p}sessions_identity"
         " ON {p}sessions (agent, (COALESCE(scope, '')), session)",
+        "CREATE INDEX {p}sessions_key ON {p}sessions (key)",
         "CREATE TABLE {p}messages ("
         " session_id bigint NOT NULL REFERENCES {p}sessions (id) ON DELETE CASCADE,"
         " seq bigint NOT NULL,"
@@ -135,10 +137,16 @@ _INSERT_ROWS = (
     " SELECT s.id, s.start + r.ord - 1, r.msg_id, r.body::json"
     " FROM s, unnest(%(ids)s::text[], %(bodies)s::text[]) WITH ORDINALITY AS r(msg_id, body, ord))"
 )
+# A session is found by its identity columns, under their unique index: the one
+# index an insert can race on, so ON CONFLICT settles every race between writers
+# creating a session. (With a second unique index, on the key, two writers creating
+# one session could collide there first: a unique violation instead of a merge.)
+_WHO = "agent = %(agent)s AND COALESCE(scope, '') = %(scope_key)s AND session = %(session)s"
+_IDENTITY = "(agent, (COALESCE(scope, '')), session)"
 _APPEND = (
     "WITH s AS (INSERT INTO {p}sessions AS t (key, agent, scope, session, revision, next_seq)"
     " VALUES (%(key)s, %(agent)s, %(scope)s, %(session)s, nextval('{p}revisions'), %(n)s)"
-    " ON CONFLICT (key) DO UPDATE SET prev_revision = t.revision,"
+    " ON CONFLICT " + _IDENTITY + " DO UPDATE SET prev_revision = t.revision,"
     " revision = EXCLUDED.revision, next_seq = t.next_seq + EXCLUDED.next_seq,"
     " updated_at = now()"
     " RETURNING t.id, t.next_seq - %(n)s AS start, t.revision, t.prev_revision), "
@@ -149,7 +157,7 @@ _REPLACE = (
     "WITH s AS (UPDATE {p}sessions SET prev_revision = revision,"
     " revision = nextval('{p}revisions'), first_seq = next_seq,"
     " next_seq = next_seq + %(n)s, updated_at = now()"
-    " WHERE key = %(key)s AND revision = %(expected)s"
+    " WHERE " + _WHO + " AND revision = %(expected)s"
     " RETURNING id, first_seq AS start, revision),"
     " d AS (DELETE FROM {p}messages USING s WHERE session_id = s.id AND seq < s.start), "
     + _INSERT_ROWS
@@ -158,7 +166,9 @@ _REPLACE = (
 _CREATE = (
     "WITH s AS (INSERT INTO {p}sessions (key, agent, scope, session, revision, next_seq)"
     " VALUES (%(key)s, %(agent)s, %(scope)s, %(session)s, nextval('{p}revisions'), %(n)s)"
-    " ON CONFLICT (key) DO NOTHING RETURNING id, first_seq AS start, revision), "
+    " ON CONFLICT "
+    + _IDENTITY
+    + " DO NOTHING RETURNING id, first_seq AS start, revision), "
     + _INSERT_ROWS
     + " SELECT revision FROM s"
 )
@@ -166,10 +176,11 @@ _LOAD = (
     "SELECT s.revision, s.first_seq, s.next_seq, m.seq, m.body::text"
     " FROM {p}sessions s LEFT JOIN {p}messages m"
     " ON m.session_id = s.id AND m.seq >= s.first_seq"
-    " WHERE s.key = %s ORDER BY m.seq"
+    " WHERE s.agent = %(agent)s AND COALESCE(s.scope, '') = %(scope_key)s"
+    " AND s.session = %(session)s ORDER BY m.seq"
 )
-_REVISION = "SELECT revision FROM {p}sessions WHERE key = %s"
-_DELETE = "DELETE FROM {p}sessions WHERE key = %s"
+_REVISION = "SELECT revision FROM {p}sessions WHERE " + _WHO
+_DELETE = "DELETE FROM {p}sessions WHERE " + _WHO
 _LIST = "SELECT key, session FROM {p}sessions WHERE agent = %s AND COALESCE(scope, '') = %s"
 #: Retries of an unconditional ``save`` racing other writers (each is one round trip).
 _VERSION_EXISTS = "SELECT to_regclass(%s) IS NOT NULL"
@@ -292,8 +303,9 @@ def _checked_version(rows: list[tuple[Any, ...]]) -> int:
     return version
 
 
-def _load_op(sql: _Sql, key: str) -> _Op[tuple[list[Record] | None, Revision]]:
-    rows: list[tuple[Any, ...]] = yield sql.load, (key,), _ALL
+def _load_op(sql: _Sql, identity: SessionIdentity) -> _Op[tuple[list[Record] | None, Revision]]:
+    key = identity.key
+    rows: list[tuple[Any, ...]] = yield sql.load, _who(identity), _ALL
     if not rows:
         return None, None
     revision, first, end = rows[0][0], rows[0][1], rows[0][2]
@@ -330,7 +342,7 @@ def _replace_op(sql: _Sql, params: dict[str, Any], expected: Revision) -> _Op[Re
 def _save_op(sql: _Sql, params: dict[str, Any]) -> _Op[Revision | None]:
     """An unconditional save: a rewrite at whatever revision the session is (retried)."""
     for _ in range(_SAVE_TRIES):
-        found = yield sql.revision, (params["key"],), _ONE
+        found = yield sql.revision, params, _ONE
         revision = yield from _replace_op(sql, params, None if found is None else found[0])
         if revision is not None:
             return revision
@@ -343,8 +355,8 @@ def _append_op(sql: _Sql, params: dict[str, Any], expected: Revision) -> _Op[tup
     return revision, row[1] == expected
 
 
-def _delete_op(sql: _Sql, key: str) -> _Op[None]:
-    yield sql.delete, (key,), _NONE
+def _delete_op(sql: _Sql, identity: SessionIdentity) -> _Op[None]:
+    yield sql.delete, _who(identity), _NONE
 
 
 def _list_op(sql: _Sql, agent: str, scope: str | None) -> _Op[list[SessionIdentity]]:
@@ -355,18 +367,25 @@ def _list_op(sql: _Sql, agent: str, scope: str | None) -> _Op[list[SessionIdenti
     return found
 
 
-def _write_params(identity: SessionIdentity, records: Sequence[Record]) -> dict[str, Any]:
-    rows = encode_rows(identity.key, records)
-    scope = identity.scope
+def _who(identity: SessionIdentity) -> dict[str, Any]:
+    """The identity columns' values (the names as JSON strings) and the key."""
+    scope = None if identity.scope is None else dumps_compact(identity.scope)
     return {
         "key": identity.key,
         "agent": dumps_compact(identity.agent),
-        "scope": None if scope is None else dumps_compact(scope),
+        "scope": scope,
+        "scope_key": "" if scope is None else scope,
         "session": dumps_compact(identity.session),
-        "n": len(rows),
-        "ids": [_msg_id(r.get("id")) for r in records],
-        "bodies": rows,
     }
+
+
+def _write_params(identity: SessionIdentity, records: Sequence[Record]) -> dict[str, Any]:
+    rows = encode_rows(identity.key, records)
+    params = _who(identity)
+    params["n"] = len(rows)
+    params["ids"] = [_msg_id(r.get("id")) for r in records]
+    params["bodies"] = rows
+    return params
 
 
 def _msg_id(value: object) -> str | None:
@@ -636,8 +655,7 @@ class PostgresBackend:
 
     def load_versioned(self, identity: SessionIdentity) -> tuple[list[Record] | None, Revision]:
         """The session's message dicts and revision, from one snapshot (None, None: none)."""
-        key = identity.key
-        return self._run("read the session", key, _load_op(self._sql, key))
+        return self._run("read the session", identity.key, _load_op(self._sql, identity))
 
     def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Replace the session's messages, whatever it holds now."""
@@ -672,8 +690,7 @@ class PostgresBackend:
 
     def delete(self, identity: SessionIdentity) -> None:
         """Remove the session and its messages (no error when it does not exist)."""
-        key = identity.key
-        self._run("delete the session", key, _delete_op(self._sql, key))
+        self._run("delete the session", identity.key, _delete_op(self._sql, identity))
 
     def list_sessions(self, agent: str, scope: str | None = None) -> list[SessionIdentity]:
         """The sessions of ``agent`` in exactly ``scope``, sorted by session name."""
@@ -745,9 +762,11 @@ class PostgresBackend:
         self, identity: SessionIdentity
     ) -> tuple[list[Record] | None, Revision]:
         """Coroutine form of :meth:`load_versioned`."""
-        key = identity.key
         return await self._arun(
-            "read the session", key, _load_op(self._sql, key), lambda: self.load_versioned(identity)
+            "read the session",
+            identity.key,
+            _load_op(self._sql, identity),
+            lambda: self.load_versioned(identity),
         )
 
     async def asave_versioned(
@@ -779,9 +798,11 @@ class PostgresBackend:
 
     async def adelete(self, identity: SessionIdentity) -> None:
         """Coroutine form of :meth:`delete`."""
-        key = identity.key
         await self._arun(
-            "delete the session", key, _delete_op(self._sql, key), lambda: self.delete(identity)
+            "delete the session",
+            identity.key,
+            _delete_op(self._sql, identity),
+            lambda: self.delete(identity),
         )
 
     async def alist_sessions(self, agent: str, scope: str | None = None) -> list[SessionIdentity]:
