@@ -4,6 +4,8 @@ Where the server comes from, in order:
 
 1. ``MESSAGES_TEST_POSTGRES_DSN``: a server that is already running (its database
    must be one the tests may create and drop tables in). Nothing is started.
+   (``MESSAGES_TEST_POSTGRES_BIN`` names the directory of ``initdb`` and
+   ``postgres`` to start instead of looking for them.)
 2. A PostgreSQL installed on the machine: ``initdb`` and ``postgres`` found on PATH,
    or in the usual places (Debian's ``/usr/lib/postgresql/<version>/bin``, RHEL's
    ``/usr/pgsql-<version>/bin``, Homebrew's ``opt/postgresql@<version>/bin``).
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ENV_DSN = "MESSAGES_TEST_POSTGRES_DSN"
+ENV_BIN = "MESSAGES_TEST_POSTGRES_BIN"
 UNPRIVILEGED = "nobody"
 _START_TIMEOUT = 60.0
 
@@ -58,6 +61,12 @@ class Server:
 
 def find_bindir() -> tuple[Path, str]:
     """The directory holding ``initdb`` and ``postgres``, and where it came from."""
+    chosen = os.environ.get(ENV_BIN, "").strip()
+    if chosen:
+        bindir = Path(chosen)
+        if not (bindir / "initdb").is_file() or not (bindir / "postgres").is_file():
+            raise ServerError(f"{ENV_BIN}={chosen} holds no initdb and postgres")
+        return bindir, f"PostgreSQL in {bindir} ({ENV_BIN})"
     for bindir in _system_bindirs():
         if (bindir / "initdb").is_file() and (bindir / "postgres").is_file():
             return bindir, f"system PostgreSQL in {bindir}"
@@ -71,23 +80,22 @@ def find_bindir() -> tuple[Path, str]:
     )
 
 
+#: Where PostgreSQL's binaries are installed on Debian, RHEL and Homebrew.
+SYSTEM_PATTERNS = (
+    "/usr/lib/postgresql/*/bin",
+    "/usr/pgsql-*/bin",
+    "/opt/homebrew/opt/postgresql*/bin",
+    "/usr/local/opt/postgresql*/bin",
+)
+
+
 def _system_bindirs() -> Iterator[Path]:
-    seen: set[Path] = set()
     found = shutil.which("initdb")
     if found is not None:
         yield Path(found).resolve().parent  # Debian links /usr/local/bin/initdb into its bindir
-    patterns = (
-        "/usr/lib/postgresql/*/bin",
-        "/usr/pgsql-*/bin",
-        "/opt/homebrew/opt/postgresql*/bin",
-        "/usr/local/opt/postgresql*/bin",
-    )
-    for pattern in patterns:
+    for pattern in SYSTEM_PATTERNS:
         for path in sorted(glob.glob(pattern), key=_version_key, reverse=True):
-            bindir = Path(path)
-            if bindir not in seen:
-                seen.add(bindir)
-                yield bindir
+            yield Path(path)
 
 
 def _version_key(path: str) -> tuple[int, ...]:
@@ -347,7 +355,12 @@ def running() -> Iterator[Server]:
         server.stop()
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":  # pragma: no cover - by hand: start one and print its DSN
+    signal.signal(signal.SIGTERM, _interrupt)  # stop the server on `kill` too
     with running() as srv:
         print(f"{srv.dsn}  ({srv.origin}); Ctrl-C stops it", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
