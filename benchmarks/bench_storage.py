@@ -85,22 +85,8 @@ def _best_ms(fn: Callable[[], object], repeat: int = 5) -> float:
 def _append_us(backend: Backend, base: int, ops: int) -> float:
     """Microseconds per add_message + save on a session that holds ``base`` messages."""
     ident = SessionIdentity("bench", f"append-{base}")
-    seed = ChatHistoryStorage(backend, ident)
-    for m in conversation(base):
-        seed.add_message(m)
-    seed.save()
-    storage = ChatHistoryStorage(backend, ident)
-    storage.len()  # load outside the timing
-    times: list[float] = []
-    perf = time.perf_counter
-    for k in range(ops):
-        msg = UserMessage(f"one more message {k}")
-        t0 = perf()
-        storage.add_message(msg)
-        storage.save()
-        times.append(perf() - t0)
-    # The median: one WAL checkpoint now and then is SQLite's cost, not the append's.
-    return statistics.median(times) * 1e6
+    _seed(backend, ident, base)
+    return _append_at_us(backend, ident, ops)
 
 
 def _load_ms(backend: Backend, ident: SessionIdentity, repeat: int = 5) -> float:
@@ -115,7 +101,10 @@ def _seed(backend: Backend, ident: SessionIdentity, n: int) -> None:
 
 
 def _append_at_us(backend: Backend, ident: SessionIdentity, ops: int) -> float:
-    """Median microseconds per add_message + save on an existing session."""
+    """Median microseconds per add_message + save on an existing session.
+
+    The median: one WAL checkpoint now and then is SQLite's cost, not the append's.
+    """
     storage = ChatHistoryStorage(backend, ident)
     storage.len()  # load outside the timing
     times: list[float] = []
@@ -166,7 +155,7 @@ def _throughput(kind: str, where: str, writers: int, count: int) -> float:
         p.join(timeout=600)
     if [p.exitcode for p in procs] != [0] * writers:
         raise RuntimeError(f"{kind}: a writer failed: exit codes {[p.exitcode for p in procs]}")
-    spans = [out.get(timeout=10) for _ in procs]
+    spans: list[tuple[float, float]] = [out.get(timeout=10) for _ in procs]
     backend = _open(kind, where)
     try:
         ident = SessionIdentity("bench", "together")
