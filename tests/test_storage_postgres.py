@@ -395,6 +395,24 @@ def test_a_connection_in_autocommit_mode(postgres_dsn: str, prefix: str) -> None
         assert other.load(IDENT) == [rec("a")]
 
 
+def test_a_connection_with_another_row_factory(postgres_dsn: str, prefix: str) -> None:
+    from psycopg.rows import dict_row
+
+    with psycopg.connect(postgres_dsn, autocommit=True, row_factory=dict_row) as conn:
+        b = PostgresBackend(conn, table_prefix=prefix)
+        b.save(IDENT, [rec("a")])
+        assert b.load_versioned(IDENT)[0] == [rec("a")]
+        assert b.list_sessions("bot", "user-1") == [IDENT]
+
+    async def main() -> None:
+        aconn = await psycopg.AsyncConnection.connect(postgres_dsn, row_factory=dict_row)
+        async with aconn:
+            b = PostgresBackend(aconn, table_prefix=prefix)
+            assert (await b.aload_versioned(IDENT))[0] == [rec("a")]
+
+    asyncio.run(main())
+
+
 def test_a_connection_in_a_transaction_of_the_callers(postgres_dsn: str, prefix: str) -> None:
     with psycopg.connect(postgres_dsn) as conn:
         b = PostgresBackend(conn, table_prefix=prefix)

@@ -67,6 +67,7 @@ from typing import Any, TypeVar
 
 try:
     import psycopg
+    from psycopg.rows import tuple_row
 except ImportError as _missing:  # pragma: no cover - only without the extra
     raise ImportError(
         "PostgresBackend needs psycopg 3: pip install 'llm-messages[postgres]'",
@@ -404,11 +405,13 @@ def _msg_id(value: object) -> str | None:
 
 def _run_sync(conn: psycopg.Connection[Any], op: _Op[_T], *, transaction: bool = False) -> _T:
     """Run ``op`` over ``conn``: in one transaction block when asked or when not autocommit."""
-    with conn.transaction() if transaction or not conn.autocommit else contextlib.nullcontext():
+    block = conn.transaction() if transaction or not conn.autocommit else contextlib.nullcontext()
+    # Rows as tuples, whatever row factory the caller's connection has.
+    with block, conn.cursor(row_factory=tuple_row) as cur:
         try:
             statement, params, fetch = next(op)
             while True:
-                cur = conn.execute(statement, params)
+                cur.execute(statement, params)
                 got = cur.fetchall() if fetch == _ALL else cur.fetchone() if fetch else None
                 statement, params, fetch = op.send(got)
         except StopIteration as done:
@@ -421,11 +424,11 @@ async def _run_async(
 ) -> _T:
     """``_run_sync`` over an async connection."""
     block = conn.transaction() if transaction or not conn.autocommit else _no_block()
-    async with block:
+    async with block, conn.cursor(row_factory=tuple_row) as cur:
         try:
             statement, params, fetch = next(op)
             while True:
-                cur = await conn.execute(statement, params)
+                await cur.execute(statement, params)
                 if fetch == _ALL:
                     got: Any = await cur.fetchall()
                 else:
