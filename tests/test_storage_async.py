@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -164,69 +163,77 @@ def test_hooks_run_and_receive_the_sync_storage(backend: Backend) -> None:
     run(main)
 
 
-class SlowBackend(MemoryBackend):
-    """A memory backend whose I/O takes ``delay`` seconds, blocking its thread."""
+class GatedBackend(MemoryBackend):
+    """A memory backend whose reads and appends block their thread until released.
 
-    def __init__(self, delay: float) -> None:
+    A call made in the event loop's thread would block the loop, so the coroutine
+    that releases it could never run: the call gives up after 10 s and fails.
+    """
+
+    def __init__(self) -> None:
         super().__init__()
-        self.delay = delay
+        self.gated = False
+        self.entered = threading.Event()
+        self.release = threading.Event()
         self.threads: set[int] = set()
 
-    def _wait(self) -> None:
-        self.threads.add(threading.get_ident())
-        time.sleep(self.delay)
+    def _gate(self) -> None:
+        if self.gated:
+            self.threads.add(threading.get_ident())
+            self.entered.set()
+            if not self.release.wait(10):
+                raise AssertionError("the backend blocked the event loop")
 
     def load_versioned(self, identity: SessionIdentity) -> tuple[list[Record] | None, Revision]:
-        self._wait()
+        self._gate()
         return super().load_versioned(identity)
 
     def append_versioned(
         self, identity: SessionIdentity, records: Sequence[Record], expected: Revision
     ) -> tuple[Revision, bool]:
-        self._wait()
+        self._gate()
         return super().append_versioned(identity, records, expected)
+
+    async def until_entered(self) -> None:
+        while not self.entered.is_set():
+            await asyncio.sleep(0.001)
+        self.entered.clear()
 
 
 def test_the_event_loop_runs_on_while_a_blocking_backend_works() -> None:
-    backend = SlowBackend(0.3)
+    backend = GatedBackend()
+    backend.gated = True
 
     async def main() -> None:
-        ticks = 0
-        done = asyncio.Event()
-
-        async def ticker() -> None:
-            nonlocal ticks
-            while not done.is_set():
-                ticks += 1
-                await asyncio.sleep(0.01)
-
-        tick = asyncio.create_task(ticker())
         storage = AsyncChatHistoryStorage(backend, IDENT)
-        await storage.add_message(UserMessage("x"))  # a load: 0.3 s in a worker thread
-        await storage.save()  # an append: 0.3 s more
-        done.set()
-        await tick
-        assert ticks >= 20  # ~60 ticks while the backend blocked its thread twice
+        add = asyncio.create_task(storage.add_message(UserMessage("x")))  # loads first
+        await backend.until_entered()  # the loop runs while the load blocks its thread
+        backend.release.set()
+        await add
+        assert await storage.save()
         assert threading.get_ident() not in backend.threads
+        assert len(backend.threads) >= 1
 
     run(main)
 
 
 def test_a_cancelled_save_still_records_its_write() -> None:
-    backend = SlowBackend(0.0)
+    backend = GatedBackend()
 
     async def main() -> None:
         storage = AsyncChatHistoryStorage(backend, IDENT)
         await storage.add_message(UserMessage("x"))
-        backend.delay = 0.3
+        backend.gated = True
         save = asyncio.create_task(storage.save())
-        await asyncio.sleep(0.05)  # the append is under way in its thread
+        await backend.until_entered()  # the append is under way in its thread
         save.cancel()
+        await asyncio.sleep(0)
+        backend.release.set()
         with pytest.raises(asyncio.CancelledError):
             await save
         # The write happened, and the storage knows: no second append of the
         # same message, and its revision is current (a rewrite goes through).
-        backend.delay = 0.0
+        backend.gated = False
         assert not storage.dirty
         assert not await storage.save()
         first = (await storage.messages())[0]
