@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 SRC := messages tests benchmarks
 
-.PHONY: test lint typecheck unit demo bench bench-peers fmt clean importtime dist distcheck
+.PHONY: test lint typecheck unit demo bench bench-peers fmt clean importtime dist distcheck postgres
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -38,6 +38,11 @@ distcheck: dist
 	"$$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check --no-index dist/*.whl && \
 	cp tests/smoke_installed.py "$$tmp/" && \
 	cd "$$tmp" && "$$tmp/venv/bin/python" smoke_installed.py "$(CURDIR)"
+
+# A throwaway PostgreSQL server (as the tests start one) until Ctrl-C; it prints the
+# DSN to give the tests as MESSAGES_TEST_POSTGRES_DSN, so runs can share it.
+postgres: $(STAMP)
+	$(BIN)/python -m tests.postgres_server
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py

@@ -23,6 +23,7 @@ PICK = {
     "providers": ("format_request", "parse_response", "stream per"),
     "providers2": None,
     "storage": ("save 1,000", "load 1,000", "append + save at"),
+    "sqlite-vs-postgres": None,
     "bounds": None,
 }
 

@@ -26,6 +26,7 @@ SUITES = [
     ("providers", "bench_providers", "bench_providers"),
     ("providers2", "bench_providers2", "bench_providers2"),
     ("storage", "bench_storage", "bench_storage"),
+    ("sqlite-vs-postgres", "bench_storage", "bench_sqlite_vs_postgres"),
     ("bounds", "bench_bounds", "bench_bounds"),
     ("tools", "bench_tools", "bench_tools"),
     ("merge", "bench_merge", "bench_merge"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +58,33 @@ def load_fixture(entry: dict[str, Any]) -> Any:
 def secret() -> str:
     """The secret sentinel string."""
     return SECRET
+
+
+_postgres_origin: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A real PostgreSQL server for this run, started on first use (tests/postgres_server.py).
+
+    No server is a failure, not a skip; outside CI, MESSAGES_TEST_POSTGRES=skip skips.
+    """
+    from tests import postgres_server
+
+    if os.environ.get("MESSAGES_TEST_POSTGRES") == "skip" and not os.environ.get("CI"):
+        pytest.skip("MESSAGES_TEST_POSTGRES=skip")
+    try:
+        server = postgres_server.start()
+    except postgres_server.ServerError as exc:
+        pytest.fail(f"the PostgreSQL tests need a server: {exc}", pytrace=False)
+    _postgres_origin.append(server.origin)
+    try:
+        yield server.dsn
+    finally:
+        server.stop()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say which PostgreSQL server the storage tests ran against."""
+    for origin in _postgres_origin:
+        terminalreporter.write_line(f"PostgreSQL tests ran against: {origin}")

@@ -48,7 +48,7 @@ from messages.storage import (
     SessionIdentity,
     SQLiteBackend,
 )
-from tests import strategies
+from tests import storage_backends, strategies
 from tests.conftest import SECRET
 from tests.conversations import conversations
 
@@ -113,23 +113,19 @@ class CountingAppending(Counting):
         self.inner.append(identity, records)
 
 
-KINDS = ["memory", "json", "sqlite", "dbm"]
+KINDS = [*storage_backends.KINDS, "dbm"]
 
 
 @pytest.fixture(params=KINDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     kind = request.param
-    if kind == "memory":
-        yield MemoryBackend()
-    elif kind == "json":
-        yield JsonFileBackend(tmp_path / "sessions", fsync=False)
-    elif kind == "sqlite":
-        with SQLiteBackend(tmp_path / "chats.sqlite", fsync=False) as b:
-            yield b
-    else:
+    if kind == "dbm":
         example = DbmBackend(str(tmp_path / "chats.dbm"))
         yield example
         example.db.close()
+    else:
+        with storage_backends.make_backend(kind, tmp_path, request) as b:
+            yield b
 
 
 @pytest.fixture
@@ -903,6 +899,9 @@ class BadBackend(MemoryBackend):
     def load(self, identity: SessionIdentity) -> Any:
         return self.result
 
+    def load_versioned(self, identity: SessionIdentity) -> Any:
+        return self.result, 1
+
 
 @pytest.mark.parametrize(
     ("result", "path"),
@@ -936,7 +935,7 @@ def test_an_unstorable_value_gives_storage_error() -> None:
 # -- threads -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", ["memory", "json", "sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", storage_backends.KINDS, indirect=True)
 def test_threads_sharing_one_storage_lose_nothing(backend: Backend) -> None:
     # (The dbm example is left out: dbm objects are not thread-safe.)
     storage = ChatHistoryStorage(backend, IDENT)
@@ -1097,19 +1096,14 @@ def test_on_before_save_may_remove_messages(backend: Backend) -> None:
 # -- property tests --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=["memory", "json", "sqlite"])
+@pytest.fixture(scope="module", params=storage_backends.KINDS)
 def shared_backend(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Backend]:
     # Module-scoped: hypothesis runs many examples against one backend.
     root = tmp_path_factory.mktemp(f"prop-{request.param}")
-    if request.param == "memory":
-        yield MemoryBackend()
-    elif request.param == "json":
-        yield JsonFileBackend(root, fsync=False)
-    else:
-        with SQLiteBackend(root / "db.sqlite", fsync=False) as b:
-            yield b
+    with storage_backends.make_backend(request.param, root, request) as b:
+        yield b
 
 
 @settings(max_examples=60)

@@ -2,7 +2,7 @@
 
 A child process saves a session over and over; the parent kills it at a random
 moment and loads. Every load must give exactly one complete version: never a
-torn file, never half of a SQLite transaction, never a StorageError.
+torn file, never half of a SQLite or PostgreSQL transaction, never a StorageError.
 """
 
 from __future__ import annotations
@@ -18,13 +18,8 @@ from pathlib import Path
 import pytest
 
 from messages import UserMessage
-from messages.storage import (
-    Backend,
-    ChatHistoryStorage,
-    JsonFileBackend,
-    SessionIdentity,
-    SQLiteBackend,
-)
+from messages.storage import ChatHistoryStorage, SessionIdentity
+from tests import storage_backends
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
@@ -36,9 +31,11 @@ WRITER = """
 import sys
 from messages import Message
 from messages.storage import ChatHistoryStorage, JsonFileBackend, SessionIdentity, SQLiteBackend
+from tests.storage_backends import open_backend
 
 kind, path, mode = sys.argv[1:4]
-backend = JsonFileBackend(path) if kind == "json" else SQLiteBackend(path)
+# With fsync (the default) for the files: a crash test of the real write path.
+backend = {"json": JsonFileBackend, "sqlite": SQLiteBackend}.get(kind, lambda p: open_backend(kind, p))(path)
 storage = ChatHistoryStorage(backend, SessionIdentity("crash", "session"))
 version = start = storage.len()
 while True:
@@ -55,10 +52,10 @@ while True:
 """.replace("PER_VERSION", str(PER_VERSION))
 
 
-def _run_and_kill(kind: str, path: Path, mode: str, rng: random.Random) -> None:
+def _run_and_kill(kind: str, where: str, mode: str, rng: random.Random) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, kind, str(path), mode],
+        [sys.executable, "-c", WRITER, kind, where, mode],
         stdout=subprocess.PIPE,
         env=env,
         cwd=ROOT,
@@ -97,10 +94,6 @@ def _check_append(messages: tuple[object, ...]) -> int:
     return len(texts)
 
 
-def _backend(kind: str, path: Path) -> Backend:
-    return JsonFileBackend(path) if kind == "json" else SQLiteBackend(path)
-
-
 @pytest.mark.parametrize(
     ("kind", "mode", "rounds"),
     [
@@ -108,15 +101,20 @@ def _backend(kind: str, path: Path) -> Backend:
         ("json", "append", 10),
         ("sqlite", "rewrite", 10),
         ("sqlite", "append", 10),
+        ("postgres", "rewrite", 10),
+        ("postgres", "append", 10),
     ],
 )
-def test_kill_mid_save_leaves_old_or_new(kind: str, mode: str, rounds: int, tmp_path: Path) -> None:
+def test_kill_mid_save_leaves_old_or_new(
+    kind: str, mode: str, rounds: int, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     rng = random.Random(f"{kind}-{mode}")
-    path = tmp_path / ("sessions" if kind == "json" else "db.sqlite")
+    where = storage_backends.location(kind, tmp_path, request)
+    path = Path(where)
     seen: list[int] = []
     for _ in range(rounds):
-        _run_and_kill(kind, path, mode, rng)
-        backend = _backend(kind, path)
+        _run_and_kill(kind, where, mode, rng)
+        backend = storage_backends.open_backend(kind, where)
         try:
             storage = ChatHistoryStorage(backend, IDENTITY)
             msgs = storage.messages()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from messages import UserMessage
-from messages.storage import ChatHistoryStorage, JsonFileBackend, SessionIdentity
+from messages.storage import ChatHistoryStorage, ConflictError, JsonFileBackend, SessionIdentity
 
 IDENT = SessionIdentity("bot", "chat")
 
@@ -105,3 +108,49 @@ def test_a_rewrite_by_one_writer_still_removes_and_replaces(tmp_path: Path) -> N
     assert storage.save()
     texts = [m.text for m in ChatHistoryStorage(backend, IDENT).messages()]
     assert texts == ["changed", "m2", "m3", "m4"]
+
+
+def _strip_revision(path: Path) -> None:
+    """Rewrite the header without its revision, as files written before revisions were."""
+    lines = path.read_bytes().split(b"\n")
+    header = json.loads(lines[0])
+    del header["revision"]
+    lines[0] = json.dumps(header, separators=(",", ":")).encode("ascii")
+    path.write_bytes(b"\n".join(lines))
+
+
+def test_a_file_from_before_revisions_loads_and_takes_rewrites(tmp_path: Path) -> None:
+    backend = JsonFileBackend(tmp_path, fsync=False)
+    storage = ChatHistoryStorage(backend, IDENT)
+    storage.add_message(UserMessage("old"))
+    storage.save()
+    path = Path(backend.path_of(IDENT))
+    _strip_revision(path)
+    records, revision = backend.load_versioned(IDENT)
+    assert records is not None
+    assert type(revision) is str
+    assert backend.load_versioned(IDENT)[1] == revision  # the same file, the same revision
+    again = ChatHistoryStorage(backend, IDENT)
+    first = again.messages()[0]
+    again.replace(first.id, first.with_content("edited"))
+    assert again.save()
+    assert "revision" in json.loads(path.read_bytes().split(b"\n")[0])
+
+
+def test_an_older_writers_rewrite_is_a_conflict_too(tmp_path: Path) -> None:
+    backend = JsonFileBackend(tmp_path, fsync=False)
+    mine = ChatHistoryStorage(backend, IDENT)
+    mine.add_message(UserMessage("a"))
+    mine.save()
+    path = Path(backend.path_of(IDENT))
+    _strip_revision(path)
+    mine.reload()
+    # An older library appends (rewriting the file without a revision).
+    theirs = ChatHistoryStorage(backend, IDENT)
+    theirs.add_message(UserMessage("theirs"))
+    theirs.save()
+    _strip_revision(path)
+    mine.clear()
+    with pytest.raises(ConflictError):
+        mine.save()
+    assert [m.text for m in ChatHistoryStorage(backend, IDENT).messages()] == ["a", "theirs"]

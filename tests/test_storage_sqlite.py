@@ -18,7 +18,7 @@ import pytest
 
 from messages import Message, StorageError, UserMessage
 from messages.storage import ChatHistoryStorage, SessionIdentity, SQLiteBackend
-from messages.storage.sqlite import SCHEMA_VERSION
+from messages.storage.sqlite import _MIGRATIONS, SCHEMA_VERSION
 from tests.conftest import SECRET
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,8 +51,8 @@ def _sql(db: Path, *statements: str) -> list[tuple[object, ...]]:
 
 
 def test_new_database_gets_the_current_schema_and_wal(backend: SQLiteBackend, db: Path) -> None:
-    assert backend.schema_version() == SCHEMA_VERSION == 1
-    assert _sql(db, "SELECT version FROM schema_version") == [(1,)]
+    assert backend.schema_version() == SCHEMA_VERSION == 2
+    assert _sql(db, "SELECT version FROM schema_version") == [(2,)]
     tables = {r[0] for r in _sql(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == {"schema_version", "sessions", "messages"}
     assert _sql(db, "PRAGMA journal_mode") == [("wal",)]
@@ -68,8 +68,42 @@ def test_opening_twice_does_not_migrate_again(db: Path) -> None:
 def test_empty_file_is_migrated_from_version_zero(db: Path) -> None:
     db.write_bytes(b"")
     with SQLiteBackend(db) as b:
-        assert b.schema_version() == 1
+        assert b.schema_version() == SCHEMA_VERSION
         assert b.load(IDENT) is None
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_sessions(db: Path) -> None:
+    # Version 1 as the previous release created it, with one session in it.
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        for statement in _MIGRATIONS[0]:
+            conn.execute(statement)
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version VALUES (1)")
+        conn.execute(
+            "INSERT INTO sessions VALUES (?, ?, NULL, ?, 0)",
+            (IDENT.key, json.dumps(IDENT.agent), json.dumps(IDENT.session)),
+        )
+        conn.execute(
+            "INSERT INTO messages VALUES (?, 0, 'm0', ?)",
+            (IDENT.key, '{"id":"m0","role":"user","content":"old"}'),
+        )
+    finally:
+        conn.close()
+    with SQLiteBackend(db) as b:
+        assert b.schema_version() == 2
+        records, revision = b.load_versioned(IDENT)
+        assert records == [{"id": "m0", "role": "user", "content": "old"}]
+        assert revision == 0
+        storage = ChatHistoryStorage(b, IDENT)
+        storage.add_message(UserMessage("new"))
+        storage.save()
+        first = storage.messages()[0]
+        storage.replace(first.id, first.with_content("edited"))
+        assert storage.save()  # a rewrite against the migrated revision goes through
+        assert [m.text for m in ChatHistoryStorage(b, IDENT).messages()] == ["edited", "new"]
+        assert b.list_sessions(IDENT.agent, IDENT.scope) == [IDENT]
+    assert _sql(db, "SELECT version FROM schema_version") == [(2,)]
 
 
 def test_a_newer_schema_is_refused(db: Path) -> None:
@@ -315,12 +349,19 @@ def test_rows_stay_numbered_without_gaps_across_appends_and_rewrites(
                 "CREATE TABLE sessions (key TEXT PRIMARY KEY, agent TEXT, scope TEXT,"
                 " session TEXT, updated_at REAL)"
             ],
+            "sessions table has no revision column",
+        ),
+        (
+            [
+                "CREATE TABLE sessions (key TEXT PRIMARY KEY, agent TEXT, scope TEXT,"
+                " session TEXT, updated_at REAL, revision INTEGER)"
+            ],
             "no messages table",
         ),
         (
             [
                 "CREATE TABLE sessions (key TEXT PRIMARY KEY, agent TEXT, scope TEXT,"
-                " session TEXT, updated_at REAL)",
+                " session TEXT, updated_at REAL, revision INTEGER)",
                 "CREATE TABLE messages (key TEXT, seq INTEGER, msg_id TEXT)",
             ],
             "messages table has no body column",

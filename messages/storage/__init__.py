@@ -9,19 +9,36 @@
 
 Backends: :class:`SQLiteBackend` (the embedded default: one row per message, so
 an append never rewrites the session, and several processes can share a file),
-:class:`JsonFileBackend` (one JSON Lines file per session, replaced atomically)
-and :class:`MemoryBackend`. Any class with the :class:`Backend` methods works;
-see ``messages.storage._backend`` for a short example over ``dbm``.
+:class:`PostgresBackend` (the same design in PostgreSQL, for sessions shared by
+several machines; ``pip install 'llm-messages[postgres]'``), :class:`JsonFileBackend`
+(one JSON Lines file per session, replaced atomically) and :class:`MemoryBackend`.
+Any class with the :class:`Backend` methods works; see ``messages.storage._backend``
+for a short example over ``dbm``.
 
-``SQLiteBackend`` is loaded on first use, so ``sqlite3`` is imported only by
-programs that use it.
+Several writers may share a session: appends merge, and a rewrite (after
+``remove``, ``replace``, ``truncate`` or ``clear``) that would drop what another
+writer saved since this storage loaded raises :class:`ConflictError` and writes
+nothing; ``reload()`` then shows both. :class:`AsyncChatHistoryStorage` offers the
+same operations as coroutines, without blocking the event loop.
+
+``SQLiteBackend`` and ``PostgresBackend`` are loaded on first use, so ``sqlite3``
+and ``psycopg`` are imported only by programs that use them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._backend import AppendingBackend, Backend, Record
+from ._async import AsyncChatHistoryStorage
+from ._backend import (
+    AppendingBackend,
+    AsyncBackend,
+    Backend,
+    ConflictError,
+    Record,
+    Revision,
+    VersionedBackend,
+)
 from ._config import (
     DROP,
     AfterAddHook,
@@ -37,20 +54,27 @@ from .jsonfile import JsonFileBackend
 from .memory import MemoryBackend
 
 if TYPE_CHECKING:
+    from .postgres import PostgresBackend
     from .sqlite import SQLiteBackend
 
 __all__ = [
     "SessionIdentity",
     "ChatHistoryConfig",
     "ChatHistoryStorage",
+    "AsyncChatHistoryStorage",
+    "ConflictError",
     "DROP",
     "Drop",
     "Backend",
     "AppendingBackend",
+    "VersionedBackend",
+    "AsyncBackend",
     "Record",
+    "Revision",
     "MemoryBackend",
     "JsonFileBackend",
     "SQLiteBackend",
+    "PostgresBackend",
     "BeforeAddHook",
     "AfterAddHook",
     "StorageHook",
@@ -64,6 +88,11 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = SQLiteBackend
         return SQLiteBackend
+    if name == "PostgresBackend":
+        from .postgres import PostgresBackend  # ImportError naming the extra without psycopg
+
+        globals()[name] = PostgresBackend
+        return PostgresBackend
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

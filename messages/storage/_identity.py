@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from .._json import dumps_compact
 from ..errors import ValidationError
 
-__all__ = ["SessionIdentity", "key_prefix"]
+__all__ = ["SessionIdentity", "by_session", "key_prefix"]
 
 _SLUG_LEN = 32
 _DIGEST_LEN = 32  # hex digits: 128 bits, so a collision is not a practical concern
@@ -73,3 +73,8 @@ class SessionIdentity:
     def with_session(self, session: str) -> SessionIdentity:
         """The identity of another session of the same agent and scope."""
         return SessionIdentity(self.agent, session, self.scope)
+
+
+def by_session(identity: SessionIdentity) -> str:
+    """Sort key of ``list_sessions`` results: the session name."""
+    return identity.session

@@ -9,13 +9,15 @@ the content: ``session agent..chat.5f3a… messages[3]: invalid JSON (…)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._json import dumps_compact, json_type, loads
 from ..errors import DecodeError, StorageError
-from ._backend import Record
 
-__all__ = ["decode_row", "encode_rows", "where"]
+if TYPE_CHECKING:
+    from ._backend import Record
+
+__all__ = ["decode_name", "decode_row", "encode_rows", "where"]
 
 
 def where(key: str, index: int | None = None, sub: str = "") -> str:
@@ -58,4 +60,15 @@ def decode_row(text: str | bytes, key: str, index: int) -> Record:
         raise StorageError(
             f"expected a JSON object for a message, got {json_type(value)}", where(key, index)
         )
+    return value
+
+
+def decode_name(raw: object, key: str) -> str:
+    """A session name stored as JSON text (SQL backends); StorageError if it is not one."""
+    try:
+        value = loads(raw if isinstance(raw, (str, bytes)) else "")
+    except DecodeError:
+        value = None
+    if type(value) is not str or not value:
+        raise StorageError("corrupt session name in the sessions table", where(key))
     return value

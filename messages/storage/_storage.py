@@ -9,11 +9,20 @@ hook may call back into it):
   false the history is exactly the stored messages followed by these).
 * ``_rewrite`` — something other than an append changed (a removal, replacement,
   truncation, clear): the next save must replace the stored session.
+* ``_revision`` — the revision of the stored session that the history is based
+  on (see :class:`VersionedBackend`).
 
-So ``save()`` writes nothing when nothing changed, only the new messages (through
-the backend's ``append``, when it has one) after appends, and the whole session
-otherwise. Appending merges with what other writers appended meanwhile; a full
-rewrite replaces it (last writer wins).
+So ``save()`` writes nothing when nothing changed, only the new messages after
+appends, and the whole session otherwise. Appending merges with what other
+writers appended meanwhile (when the backend reports that others wrote, the
+revision is left as it was: this storage's view is behind). A rewrite goes
+through only while the stored session is still at ``_revision``; otherwise it is
+a ConflictError and nothing is written, so a rewrite never drops another writer's
+messages.
+
+A save is planned (hooks, truncation, the records to write) and finished (the
+state updated after the write) by methods shared with AsyncChatHistoryStorage,
+which does the writing in between without blocking its event loop.
 """
 
 from __future__ import annotations
@@ -21,15 +30,17 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .._message import Message
 from ..errors import DecodeError, OrderingError, StorageError, ValidationError
-from ._backend import Backend, Record
+from ._backend import Backend, Record, Revision, VersionedBackend
 from ._config import DROP, ChatHistoryConfig
 from ._identity import SessionIdentity
 from ._rows import where
+from ._versioned import Unversioned
 
 if TYPE_CHECKING:
     import os
@@ -43,6 +54,16 @@ __all__ = ["ChatHistoryStorage"]
 _DEFAULT_CONFIG = ChatHistoryConfig()
 
 
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """What a save writes: the whole session (``rewrite``) or the records to append."""
+
+    rewrite: bool
+    records: list[Record]
+    count: int  # messages written
+    expected: Revision  # the revision the history is based on
+
+
 class ChatHistoryStorage:
     """The messages of one session, kept in a backend; typed messages in and out.
 
@@ -53,16 +74,17 @@ class ChatHistoryStorage:
     """
 
     __slots__ = (
-        "_append",
         "_backend",
         "_config",
         "_history",
         "_identity",
         "_in_before_save",
+        "_io",
         "_lock",
         "_owns_backend",
         "_pending",
         "_repairs",
+        "_revision",
         "_rewrite",
         "_stored",
         "_truncated_for",
@@ -93,9 +115,12 @@ class ChatHistoryStorage:
         self._backend = backend
         self._identity = identity
         self._config = config
-        # Looked up once: whether saves after appends can skip rewriting the session.
-        self._append = getattr(backend, "append", None)
+        # Looked up once: a backend without revisions gets digests (see _versioned).
+        self._io: VersionedBackend | Unversioned = (
+            backend if isinstance(backend, VersionedBackend) else Unversioned(backend)
+        )
         self._lock = threading.RLock()
+        self._revision: Revision = None
         self._history: ConversationHistory | None = None
         self._stored = 0
         self._pending: list[Message] = []
@@ -202,9 +227,13 @@ class ChatHistoryStorage:
         return h
 
     def _load(self) -> ConversationHistory:
+        records, revision = self._io.load_versioned(self._identity)
+        return self._loaded(records, revision)
+
+    def _loaded(self, records: list[Record] | None, revision: Revision) -> ConversationHistory:
+        """Take ``records`` as the stored session (with the lock held); runs ``on_after_load``."""
         from .._history import ConversationHistory
 
-        records = self._backend.load(self._identity)
         msgs = [] if records is None else self._decode(records)
         policy = self._policy()
         repairs: tuple[Repair, ...] = ()
@@ -221,6 +250,7 @@ class ChatHistoryStorage:
             except OrderingError as again:
                 raise self._ordering_error(again) from None
         self._history = h
+        self._revision = revision
         self._repairs = repairs
         self._stored = len(msgs)
         self._pending = []
@@ -353,6 +383,21 @@ class ChatHistoryStorage:
                 h.clear()
                 self._rewrite = True
 
+    def truncate(
+        self, max_tokens: int, counter: Callable[[Message], int] | None = None
+    ) -> tuple[Message, ...]:
+        """Drop the oldest turns until the messages fit ``max_tokens``; return what was dropped.
+
+        The rules of ``ConversationHistory.truncate`` (system and developer messages
+        stay, whole turns go, a tool call goes with its results; ``counter``
+        defaults to ``estimate_tokens``). The next ``save()`` writes the result.
+        """
+        with self._lock:
+            removed = self._ensure().truncate(max_tokens, counter)
+            if removed:
+                self._rewrite = True
+            return removed
+
     # -- persisting ---------------------------------------------------------------
 
     def save(self) -> bool:
@@ -360,37 +405,61 @@ class ChatHistoryStorage:
 
         Runs ``on_before_save``, then truncation when the last message's
         ``metadata["usage"]["total_tokens"]`` exceeds the budget, then writes the
-        new messages only (after appends, with a backend that can append) or the
-        whole session. A ``save()`` from inside ``on_before_save`` does nothing
-        (the outer save writes everything).
+        new messages only (after appends) or the whole session. A rewrite while
+        another writer has saved since this storage loaded raises ConflictError
+        and writes nothing (the changes stay here; ``reload()`` and apply them
+        again). A ``save()`` from inside ``on_before_save`` does nothing (the outer
+        save writes everything).
         """
         with self._lock:
-            h = self._history
-            if h is None or self._in_before_save or not self._is_dirty():
+            plan = self._plan_save()
+            if plan is None:
                 return False
-            hook = self._config.on_before_save
-            if hook is not None:
-                self._in_before_save = True
-                try:
-                    hook(self)
-                finally:
-                    self._in_before_save = False
-                h = self._ensure()
-            self._truncate(h)
-            if not self._is_dirty():
-                return False
-            if not self._rewrite and self._append is not None:
+            io = self._io
+            if plan.rewrite:
+                revision = io.save_versioned(self._identity, plan.records, plan.expected)
+                self._saved(plan, revision, True)
+            else:
                 # hot path: only the new messages are encoded and written; no
                 # snapshot of the whole history is taken.
-                self._append(self._identity, self._records(self._pending))
-                self._stored += len(self._pending)
-            else:
-                msgs = h.messages()
-                self._backend.save(self._identity, self._records(msgs))
-                self._stored = len(msgs)
-            self._pending = []
-            self._rewrite = False
+                revision, current = io.append_versioned(self._identity, plan.records, plan.expected)
+                self._saved(plan, revision, current)
             return True
+
+    def _plan_save(self) -> _Write | None:
+        """What ``save`` must write, after the hook and truncation (the lock held)."""
+        h = self._history
+        if h is None or self._in_before_save or not self._is_dirty():
+            return None
+        hook = self._config.on_before_save
+        if hook is not None:
+            self._in_before_save = True
+            try:
+                hook(self)
+            finally:
+                self._in_before_save = False
+            h = self._ensure()
+        self._truncate(h)
+        if not self._is_dirty():
+            return None
+        if self._rewrite:
+            msgs = h.messages()
+            return _Write(True, self._records(msgs), len(msgs), self._revision)
+        pending = self._pending
+        return _Write(False, self._records(pending), len(pending), self._revision)
+
+    def _saved(self, plan: _Write, revision: Revision, current: bool) -> None:
+        """Record that ``plan`` was written (the lock held)."""
+        if plan.rewrite:
+            self._stored = plan.count
+        else:
+            self._stored += plan.count
+        if current:
+            self._revision = revision
+        # else others wrote meanwhile: this view is behind, and a rewrite based
+        # on it must fail, so the revision stays the one it was loaded at.
+        self._pending = []
+        self._rewrite = False
 
     def reload(self) -> None:
         """Load the stored messages again (discarding unsaved changes); runs ``on_after_load``."""
@@ -402,11 +471,16 @@ class ChatHistoryStorage:
         """Delete the stored session and forget the messages held here."""
         with self._lock:
             self._backend.delete(self._identity)
-            self._history = None
-            self._stored = 0
-            self._pending = []
-            self._rewrite = False
-            self._truncated_for = None
+            self._forget()
+
+    def _forget(self) -> None:
+        """Drop the loaded state (the lock held): the next use loads again."""
+        self._history = None
+        self._revision = None
+        self._stored = 0
+        self._pending = []
+        self._rewrite = False
+        self._truncated_for = None
 
     # -- truncation ---------------------------------------------------------------
 

@@ -5,7 +5,8 @@ header ``{"format": "messages.session", "version": 1, "agent": …, "session": �
 "scope": …, "count": N}``, then one canonical message dict per line, each line
 ending in a newline. The count and the final newline make a file cut short at
 any byte detectable (a StorageError, never a silent partial load); the header lets
-``list_sessions`` read one line per file instead of whole sessions.
+``list_sessions`` read one line per file instead of whole sessions. Readers ignore
+header keys they do not know (``revision`` came later, in the same version 1).
 
 A save writes a hidden temporary file in the same directory, flushes and fsyncs
 it, renames it over the session file with ``os.replace`` (atomic on POSIX and
@@ -20,10 +21,17 @@ shared by the threads of this process only). ``append`` re-reads the stored
 session under that lock and merges by message id: the stored messages first, in
 their order, then the records whose ids are not stored yet, in the writer's
 order; so two writers appending to one session both keep their messages, and an
-append retried after a failure does not add its messages twice. ``save``
-replaces the session under the lock (a writer that removed or changed messages
-means its whole list: last writer wins).
+append retried after a failure does not add its messages twice.
 Readers take no lock: they see the old file or the new one.
+
+Every write puts a new random ``revision`` (64 bits, as hex) in the header, so
+a revision never comes back, even for a session deleted and written again (a
+file written before revisions existed has the digest of its bytes instead).
+``save_versioned`` (what ChatHistoryStorage uses for a rewrite) reads the file
+under the lock and replaces it only when its revision is still the one the
+caller loaded: a rewrite never drops what another writer appended. ``save``
+replaces the session unconditionally. (A digest of every file read and written
+would cost an append at 10,000 messages ~10 ms of ~13; the header costs nothing.)
 """
 
 from __future__ import annotations
@@ -36,8 +44,8 @@ from typing import Any
 
 from .._json import dumps_compact, json_type, loads
 from ..errors import DecodeError, StorageError
-from ._backend import Record
-from ._identity import SessionIdentity, key_prefix
+from ._backend import Record, Revision, conflict
+from ._identity import SessionIdentity, by_session, key_prefix
 from ._rows import decode_row, encode_rows, where
 
 __all__ = ["JsonFileBackend"]
@@ -80,22 +88,30 @@ class JsonFileBackend:
 
     def load(self, identity: SessionIdentity) -> list[Record] | None:
         """The session's message dicts in order; None when there is no file."""
-        key = identity.key
-        lines = self._rows(identity)
-        if lines is None:
-            return None
-        return [decode_row(line, key, i) for i, line in enumerate(lines)]
+        return self.load_versioned(identity)[0]
 
-    def _rows(self, identity: SessionIdentity) -> list[bytes] | None:
-        """The stored rows (one JSON message each), checked whole; None when no file."""
+    def load_versioned(self, identity: SessionIdentity) -> tuple[list[Record] | None, Revision]:
+        """The session's message dicts and its revision (None, None: no file)."""
         key = identity.key
+        data = self._read(key)
+        if data is None:
+            return None, None
+        revision, lines = self._rows(identity, data)
+        return [decode_row(line, key, i) for i, line in enumerate(lines)], revision
+
+    def _read(self, key: str) -> bytes | None:
+        """The session file's bytes; None when there is no file."""
         try:
-            with open(self.path_of(identity), "rb") as f:
-                data = f.read()
+            with open(os.path.join(self.directory, key + _SUFFIX), "rb") as f:
+                return f.read()
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise StorageError(f"cannot read the file ({type(exc).__name__})", where(key)) from exc
+
+    def _rows(self, identity: SessionIdentity, data: bytes) -> tuple[str, list[bytes]]:
+        """The revision and the rows (one JSON message each) of a session file, checked whole."""
+        key = identity.key
         if not data.endswith(b"\n"):
             raise StorageError("file is truncated (no final newline)", where(key))
         lines = data[:-1].split(b"\n")
@@ -106,7 +122,10 @@ class JsonFileBackend:
             raise StorageError(
                 f"file holds {len(lines)} messages, its header says {header['count']}", where(key)
             )
-        return lines
+        revision = header.get("revision")
+        if type(revision) is not str:
+            revision = _digest(data)  # written before revisions existed
+        return revision, lines
 
     def list_sessions(self, agent: str, scope: str | None = None) -> list[SessionIdentity]:
         """The sessions of ``agent`` in exactly ``scope``, sorted by session name."""
@@ -134,7 +153,7 @@ class JsonFileBackend:
             header = _header(first.rstrip(b"\n"), key)
             if header["agent"] == agent and header["scope"] == scope:
                 found.append(SessionIdentity(agent, header["session"], scope))
-        found.sort(key=_by_session)
+        found.sort(key=by_session)
         return found
 
     # -- writing ------------------------------------------------------------------
@@ -146,6 +165,22 @@ class JsonFileBackend:
         with self._locked(key):
             self._write(identity, [row.encode("ascii") for row in rows])
 
+    def save_versioned(
+        self, identity: SessionIdentity, records: Sequence[Record], expected: Revision
+    ) -> Revision:
+        """Replace the session's file if its digest is still ``expected``; the new digest.
+
+        Checked under the session's write lock against the file on disk: a
+        session another writer changed raises ConflictError and stays as it is.
+        """
+        key = identity.key
+        rows = encode_rows(key, records)
+        with self._locked(key):
+            data = self._read(key)
+            if (None if data is None else self._rows(identity, data)[0]) != expected:
+                raise conflict(identity)
+            return self._write(identity, [row.encode("ascii") for row in rows])
+
     def append(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Add ``records`` after the stored messages, merging by id, atomically.
 
@@ -154,10 +189,24 @@ class JsonFileBackend:
         whose id is not stored yet, in order. A record without a string id is
         always added.
         """
+        self.append_versioned(identity, records, None)
+
+    def append_versioned(
+        self, identity: SessionIdentity, records: Sequence[Record], expected: Revision
+    ) -> tuple[Revision, bool]:
+        """``append``; the new digest, and whether the file's digest was ``expected``."""
         key = identity.key
         rows = encode_rows(key, records)
         with self._locked(key):
-            stored = self._rows(identity) or []
+            data = self._read(key)
+            if data is None:
+                stored: list[bytes] = []
+                before: Revision = None
+            else:
+                before, stored = self._rows(identity, data)
+                # hot path: the rows are copies; holding the file's bytes too while
+                # writing cost ~0.8 ms of ~11 per append at 10,000 messages.
+                del data
             seen = {_row_id(line, key, i) for i, line in enumerate(stored)}
             for record, row in zip(records, rows, strict=True):
                 message_id = record.get("id")
@@ -166,7 +215,7 @@ class JsonFileBackend:
                         continue  # stored already (by another writer, or a retried append)
                     seen.add(message_id)
                 stored.append(row.encode("ascii"))
-            self._write(identity, stored)
+            return self._write(identity, stored), before == expected
 
     def delete(self, identity: SessionIdentity) -> None:
         """Remove the session's file (no error when there is none)."""
@@ -183,7 +232,9 @@ class JsonFileBackend:
         if self._fsync:
             _fsync_directory(self.directory)
 
-    def _write(self, identity: SessionIdentity, rows: list[bytes]) -> None:
+    def _write(self, identity: SessionIdentity, rows: list[bytes]) -> str:
+        """Replace the session's file with ``rows`` (the lock held); return its new revision."""
+        revision = os.urandom(8).hex()
         header = dumps_compact(
             {
                 "format": FORMAT,
@@ -192,11 +243,13 @@ class JsonFileBackend:
                 "session": identity.session,
                 "scope": identity.scope,
                 "count": len(rows),
+                "revision": revision,
             }
         ).encode("ascii")
         rows.insert(0, header)
         rows.append(b"")
         self._replace(identity.key, b"\n".join(rows))
+        return revision
 
     @contextlib.contextmanager
     def _locked(self, key: str, *, remove: bool = False) -> Iterator[None]:
@@ -247,6 +300,13 @@ class JsonFileBackend:
             raise
         if self._fsync:
             _fsync_directory(self.directory)
+
+
+def _digest(data: bytes) -> str:
+    """The revision of a session file written before revisions existed."""
+    import hashlib  # here, not at import: it loads OpenSSL (~3 ms)
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _row_id(line: bytes, key: str, index: int) -> str | None:
@@ -372,7 +432,3 @@ def _fsync_directory(directory: str) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _by_session(identity: SessionIdentity) -> str:
-    return identity.session

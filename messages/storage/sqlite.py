@@ -10,11 +10,22 @@ last one. A full ``save`` (after a removal, a replacement or a truncation) delet
 and re-inserts the session's rows in one transaction. Readers see a consistent
 snapshot (WAL mode), and a crash at any point leaves the last committed state.
 
-Schema, version 1 (the ``schema_version`` table holds the version; opening a
+Every write gives the session a new ``revision``, a random 62-bit number (so one
+never comes back, even for a session deleted and created again, but for a chance
+of 2**-62). ``save_versioned``, what ChatHistoryStorage uses for a rewrite,
+compares the session's revision with the one the caller loaded inside the write
+transaction and writes nothing on a mismatch (ConflictError): optimistic
+concurrency, so a rewrite never drops another writer's messages. (A counter in a
+table of its own would cost every append another page in the WAL: ~6 us of ~18.)
+
+Schema, version 2 (the ``schema_version`` table holds the version; opening a
 database applies the migrations it lacks, in order, in one transaction)::
 
-    sessions(key TEXT PRIMARY KEY, agent TEXT, scope TEXT, session TEXT, updated_at REAL)
+    sessions(key TEXT PRIMARY KEY, agent TEXT, scope TEXT, session TEXT, updated_at REAL,
+             revision INTEGER)
     messages(key TEXT, seq INTEGER, msg_id TEXT, body TEXT, PRIMARY KEY (key, seq))
+
+Version 1 lacked the revisions; migrating gives existing sessions revision 0.
 
 ``agent`` / ``scope`` / ``session`` hold the names as JSON strings and ``body`` the
 canonical message dict as compact JSON, all ASCII: SQLite text must be valid UTF-8,
@@ -42,11 +53,11 @@ from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any
 
-from .._json import dumps_compact, loads
-from ..errors import DecodeError, StorageError
-from ._backend import Record
-from ._identity import SessionIdentity
-from ._rows import decode_row, encode_rows, where
+from .._json import dumps_compact
+from ..errors import StorageError
+from ._backend import Record, Revision, conflict
+from ._identity import SessionIdentity, by_session
+from ._rows import decode_name, decode_row, encode_rows, where
 
 __all__ = ["SCHEMA_VERSION", "SQLiteBackend"]
 
@@ -62,21 +73,27 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " key TEXT NOT NULL, seq INTEGER NOT NULL, msg_id TEXT, body TEXT NOT NULL,"
         " PRIMARY KEY (key, seq)) WITHOUT ROWID",
     ),
+    ("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this library writes."""
 
 #: What a database at the current version must hold: table -> its columns.
 _TABLES = {
-    "sessions": ("key", "agent", "scope", "session", "updated_at"),
+    "sessions": ("key", "agent", "scope", "session", "updated_at", "revision"),
     "messages": ("key", "seq", "msg_id", "body"),
 }
 _READONLY = 8  # SQLITE_READONLY; its extended codes keep it in the low byte
 
 _INSERT_MESSAGE = "INSERT INTO messages (key, seq, msg_id, body) VALUES (?, ?, ?, ?)"
 _UPSERT_SESSION = (
-    "INSERT OR REPLACE INTO sessions (key, agent, scope, session, updated_at)"
-    " VALUES (?, ?, ?, ?, ?)"
+    "INSERT OR REPLACE INTO sessions (key, agent, scope, session, updated_at, revision)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
+)
+_ANY: Revision = object()  # no expected revision: an unconditional write
+_REVISION_AND_LAST = (
+    "SELECT (SELECT revision FROM sessions WHERE key = ?),"
+    " (SELECT MAX(seq) FROM messages WHERE key = ?)"
 )
 
 
@@ -193,13 +210,19 @@ class SQLiteBackend:
 
     def load(self, identity: SessionIdentity) -> list[Record] | None:
         """The session's message dicts in order; None when it was never saved."""
+        return self.load_versioned(identity)[0]
+
+    def load_versioned(self, identity: SessionIdentity) -> tuple[list[Record] | None, Revision]:
+        """The session's message dicts and revision, from one snapshot (None, None: no session)."""
         key = identity.key
         with self._lock:
             conn = self._connection()
             try:
                 conn.execute("BEGIN")  # one snapshot for both reads
                 try:
-                    found = conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone()
+                    found = conn.execute(
+                        "SELECT revision FROM sessions WHERE key = ?", (key,)
+                    ).fetchone()
                     # Bodies as bytes: decoding is decode_row's job, which reports
                     # bad UTF-8 with the position (sqlite3 would quote the text).
                     rows = (
@@ -217,7 +240,7 @@ class SQLiteBackend:
             except sqlite3.Error as exc:
                 raise _fail("read the session", exc, where(key)) from exc
         if rows is None:
-            return None
+            return None, None
         records: list[Record] = []
         append = records.append
         for i, (seq, body) in enumerate(rows):
@@ -228,25 +251,47 @@ class SQLiteBackend:
                     where(key, i),
                 )
             append(decode_row(_text(body, key, i), key, i))
-        return records
+        revision: Revision = found[0]
+        return records, revision
 
     def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Replace the session's rows in one transaction."""
-        self._store(identity, records, True, "save the session")
+        self._store(identity, records, True, _ANY, "save the session")
+
+    def save_versioned(
+        self, identity: SessionIdentity, records: Sequence[Record], expected: Revision
+    ) -> Revision:
+        """Replace the session's rows if it is still at revision ``expected``; the new one.
+
+        The check and the write are one transaction: a session that another
+        writer changed raises ConflictError and keeps its rows.
+        """
+        return self._store(identity, records, True, expected, "save the session")[0]
 
     def append(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Insert rows after the session's last one, in one transaction."""
-        self._store(identity, records, False, "append to the session")
+        self._store(identity, records, False, _ANY, "append to the session")
+
+    def append_versioned(
+        self, identity: SessionIdentity, records: Sequence[Record], expected: Revision
+    ) -> tuple[Revision, bool]:
+        """``append``; the new revision, and whether the session was at ``expected``."""
+        return self._store(identity, records, False, expected, "append to the session")
 
     def _store(
-        self, identity: SessionIdentity, records: Sequence[Record], replace: bool, doing: str
-    ) -> None:
+        self,
+        identity: SessionIdentity,
+        records: Sequence[Record],
+        replace: bool,
+        expected: Revision,
+        doing: str,
+    ) -> tuple[Revision, bool]:
         key = identity.key
         rows = encode_rows(key, records)
         with self._lock:
             conn = self._connection()
             try:
-                _write(conn, identity, records, rows, replace=replace)
+                return _write(conn, identity, records, rows, replace=replace, expected=expected)
             except sqlite3.Error as exc:
                 raise _fail(doing, exc, where(key)) from exc
 
@@ -276,9 +321,9 @@ class SQLiteBackend:
                 raise _fail("list sessions", exc) from exc
         found: list[SessionIdentity] = []
         for key, raw in rows:
-            session = _name(raw, _key_text(key))
+            session = decode_name(raw, _key_text(key))
             found.append(SessionIdentity(agent, session, scope))
-        found.sort(key=_by_session)
+        found.sort(key=by_session)
         return found
 
 
@@ -314,17 +359,29 @@ def _write(
     rows: list[str],
     *,
     replace: bool,
-) -> None:
+    expected: Revision,
+) -> tuple[Revision, bool]:
+    """Write in one transaction; the new revision and whether the old one was ``expected``.
+
+    A replacement with an ``expected`` revision that is not the stored one raises
+    ConflictError (rolled back, nothing written).
+    """
     key = identity.key
     scope = None if identity.scope is None else dumps_compact(identity.scope)
     with _Immediate(conn):
         if replace:
+            found = conn.execute("SELECT revision FROM sessions WHERE key = ?", (key,)).fetchone()
+            current = None if found is None else found[0]
+            if expected is not _ANY and current != expected:
+                raise conflict(identity)
             conn.execute("DELETE FROM messages WHERE key = ?", (key,))
             start = 0
         else:
-            last = conn.execute("SELECT MAX(seq) FROM messages WHERE key = ?", (key,)).fetchone()
-            start = 0 if last[0] is None else last[0] + 1
+            # hot path: one statement reads both the revision and the last row number.
+            current, last = conn.execute(_REVISION_AND_LAST, (key, key)).fetchone()
+            start = 0 if last is None else last + 1
         conn.executemany(_INSERT_MESSAGE, _params(key, start, records, rows))
+        revision = _new_revision()
         conn.execute(
             _UPSERT_SESSION,
             (
@@ -333,8 +390,15 @@ def _write(
                 scope,
                 dumps_compact(identity.session),
                 time.time(),
+                revision,
             ),
         )
+    return revision, current == expected
+
+
+def _new_revision() -> int:
+    """A fresh revision: random, positive, below 2**62 (0 marks sessions from version 1)."""
+    return (int.from_bytes(os.urandom(8), "big") >> 2) + 1
 
 
 def _params(
@@ -447,17 +511,3 @@ def _key_text(raw: object) -> str:
     if isinstance(raw, bytes):
         return raw.decode("ascii", "replace")
     return str(raw)
-
-
-def _name(raw: object, key: str) -> str:
-    try:
-        value = loads(raw if isinstance(raw, (str, bytes)) else "")
-    except DecodeError:
-        value = None
-    if type(value) is not str or not value:
-        raise StorageError("corrupt session name in the sessions table", where(key))
-    return value
-
-
-def _by_session(identity: SessionIdentity) -> str:
-    return identity.session

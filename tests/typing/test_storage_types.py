@@ -7,18 +7,23 @@ from typing import Any
 
 from typing_extensions import assert_type
 
-from messages import Message, UserMessage
+from messages import Message, StorageError, UserMessage
 from messages.storage import (
     DROP,
+    AsyncChatHistoryStorage,
     Backend,
     BeforeAddHook,
     ChatHistoryConfig,
     ChatHistoryStorage,
+    ConflictError,
     Drop,
     JsonFileBackend,
     MemoryBackend,
+    PostgresBackend,
+    Revision,
     SessionIdentity,
     SQLiteBackend,
+    VersionedBackend,
 )
 
 
@@ -59,3 +64,33 @@ def test_storage_types(tmp_path: Path) -> None:
     dropping = ChatHistoryStorage(MemoryBackend(), ident, ChatHistoryConfig(on_before_add=hook))
     assert_type(dropping.add_message(UserMessage("")), "Message | None")
     assert dropping.len() == 0
+
+
+def test_storage_additions_types() -> None:
+    import asyncio
+
+    ident = SessionIdentity("bot", "chat")
+    storage = ChatHistoryStorage(MemoryBackend(), ident)
+    storage.add_message(UserMessage("hi"))
+    assert_type(storage.truncate(10), "tuple[Message, ...]")
+    assert_type(storage.truncate(10, lambda m: 1), "tuple[Message, ...]")
+    assert issubclass(ConflictError, StorageError)
+    backend: VersionedBackend = MemoryBackend()
+    records, revision = backend.load_versioned(ident)
+    assert_type(records, list[dict[str, Any]] | None)
+    assert_type(revision, Revision)
+    assert_type(backend.append_versioned(ident, [], revision), "tuple[Revision, bool]")
+    assert_type(PostgresBackend("host=nowhere").table_prefix, str)
+
+    async def use() -> None:
+        history = AsyncChatHistoryStorage(MemoryBackend(), ident)
+        assert_type(await history.add_message(UserMessage("hi")), "Message | None")
+        assert_type(await history.messages(), "tuple[Message, ...]")
+        assert_type(await history.last_message(), "Message | None")
+        assert_type(await history.len(), int)
+        assert_type(await history.truncate(10), "tuple[Message, ...]")
+        assert_type(await history.save(), bool)
+        assert_type(history.sync, ChatHistoryStorage)
+        await history.reload()
+
+    asyncio.run(use())
