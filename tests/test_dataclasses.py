@@ -77,6 +77,10 @@ NOT_VALUES = {
     "Backend",
     "AppendingBackend",
     "Drop",
+    "VersionedBackend",
+    "AsyncBackend",
+    "ConflictError",
+    "Revision",  # an alias of object: an opaque token
     "Message",  # abstract base; checked below with its subclasses
 }
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_readme import Script, extract_blocks, group_scripts, run_script
+from tests.doc_blocks import Script, extract_blocks, group_scripts, run_script
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "storage.md"
-SCRIPTS = group_scripts(extract_blocks(DOC.read_text(encoding="utf-8")))
+SCRIPTS = group_scripts(extract_blocks(DOC.read_text(encoding="utf-8")), "docs/storage.md")
 
 
 def test_the_guide_has_examples() -> None:
@@ -30,7 +30,7 @@ def test_storage_guide_block_runs(
             conn.execute(f"CREATE SCHEMA {schema}")
         request.addfinalizer(lambda: _drop_schema(dsn, schema))
         monkeypatch.setenv("DATABASE_URL", f"{dsn} options='-c search_path={schema}'")
-    done = run_script(script, tmp_path)
+    done = run_script(script, tmp_path, "docs/storage.md")
     assert done.returncode == 0, (
         f"docs/storage.md block at line {script.line} failed:\n{done.stderr}"
     )
