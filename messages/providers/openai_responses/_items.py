@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ... import _build
-from ..._fields import tool_name_ok
+from ..._fields import _KNOWN_MAX, _NAME_RE, known_tool_name
 from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._message import (
@@ -64,6 +64,7 @@ _text_part = _build.text_part
 _NO_TEXT: Final = frozenset(("text",))
 _REASONING_TEXTS: Final = frozenset(("summary", "content", "encrypted_content"))
 _MESSAGE_FIELDS: Final = frozenset(("role", "content"))
+_CONTENT: Final = frozenset(("content",))
 _TEXT_FIELDS: Final = frozenset(("type", "text"))
 _OUTPUT_FIELDS: Final = frozenset(("type", "call_id", "output"))
 _IMAGE_FIELDS: Final = frozenset(("type", "image_url", "detail"))
@@ -76,6 +77,17 @@ def _own(tag: str, state: dict[str, Any]) -> FrozenDict:
 
 
 # -- calls ----------------------------------------------------------------------------
+
+
+def _name_ok(name: str) -> bool:
+    """True for a valid tool name; hot path: names seen valid are one set lookup."""
+    if name in known_tool_name:
+        return True
+    if _NAME_RE.fullmatch(name) is None:
+        return False
+    if len(known_tool_name) < _KNOWN_MAX:
+        known_tool_name.add(name)
+    return True
 
 
 def decode_call(
@@ -105,7 +117,7 @@ def decode_call(
     args, text, error = arguments(raw, f"{path}.arguments")
     if cut:
         error = f"{path}: the stream ended before this call was complete"
-    elif error is None and (name is None or not tool_name_ok(name)):
+    elif error is None and (name is None or not _name_ok(name)):
         error = f"{path}.name: " + ("missing" if name is None else "invalid tool name")
     if error is not None or args is None or name is None:
         return _build.trusted(InvalidToolCall, call_id, name, text, error or path, extras)
@@ -127,6 +139,24 @@ def _repeated(
 
 # -- assistant turns ------------------------------------------------------------------
 
+# hot path: the usual output_text part ({type, text, annotations: [], logprobs: []}):
+# its skeleton is one shared constant per key order (~1 us of freezing saved a part)
+_EMPTY_SKELETONS: dict[tuple[Any, ...], FrozenDict] = {}
+
+
+def _skeleton(p: Mapping[str, Any], where: str) -> FrozenDict:
+    """A text part without its text (what the layout keeps of it)."""
+    keys = (p["type"], *p)
+    for k, v in p.items():
+        if not (v.__class__ is list and not v) and k not in _TEXT_FIELDS:
+            return without(p, _NO_TEXT, where)
+    skeleton = _EMPTY_SKELETONS.get(keys)
+    if skeleton is None:
+        skeleton = without(p, _NO_TEXT, where)
+        if len(_EMPTY_SKELETONS) < 64:
+            _EMPTY_SKELETONS[keys] = skeleton
+    return skeleton
+
 
 def _message_entry(
     item: Mapping[str, Any], path: str, parts: list[ContentPart], refusals: list[str]
@@ -138,12 +168,11 @@ def _message_entry(
     role = item.get("role")
     if role != "assistant":
         raise DecodeError(f"expected role 'assistant', got {quoted(role)}", f"{path}.role")
-    rest = without(item, _MESSAGE_FIELDS, path)
-    head = FrozenDict({"role": "assistant", **rest})
+    head = without(item, _CONTENT, path)
     content = item.get("content")
     if content.__class__ is str:
         parts.append(_text_part(content))
-        return FrozenDict({"message": head}), not rest
+        return FrozenDict({"message": head}), len(head) == 1
     if content is None:
         return FrozenDict({"message": head, "parts": ()}), False
     skeleton: list[FrozenDict] = []
@@ -153,7 +182,7 @@ def _message_entry(
         t = p.get("type")
         if t in TEXT_PARTS:
             parts.append(_text_part(string(p.get("text"), f"{where}.text")))
-            skeleton.append(without(p, _NO_TEXT, where))
+            skeleton.append(_skeleton(p, where))
         else:
             if t == "refusal":
                 refusals.append(string(p.get("refusal"), f"{where}.refusal"))

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ..._frozen import EMPTY, FrozenDict, freeze
+from ..._frozen import EMPTY, SCALARS, FrozenDict, freeze
 from ..._json import json_type, loads
 from ..._part_codec import object_text
 from ...errors import DecodeError, MessageError, ValidationError, ident
@@ -142,7 +142,13 @@ def frozen(value: Any, path: str) -> Any:
 def without(item: Mapping[str, Any], drop: frozenset[str], path: str) -> FrozenDict:
     """The keys of ``item`` outside ``drop``, frozen (EMPTY when there are none)."""
     rest = {k: v for k, v in item.items() if k not in drop}
-    return frozen(rest, path) if rest else EMPTY
+    if not rest:
+        return EMPTY
+    # hot path: item keys (ids, status, type) are scalars: one C copy, no freeze walk
+    for v in rest.values():
+        if v.__class__ not in SCALARS:
+            return frozen(rest, path)  # type: ignore[no-any-return]
+    return FrozenDict(rest)
 
 
 def arguments(raw: Any, path: str) -> tuple[FrozenDict | None, str, str | None]:
@@ -221,16 +227,18 @@ def usage(raw: Any, path: str) -> Usage | None:
     details = u.get("input_tokens_details")
     if details is not None:
         d = mapping(details, f"{path}.input_tokens_details")
-        cached = count(d.get("cached_tokens"), f"{path}.input_tokens_details.cached_tokens")
-        written = count(
-            d.get("cache_write_tokens"), f"{path}.input_tokens_details.cache_write_tokens"
-        )
+        cached = d.get("cached_tokens")
+        if cached is not None and (cached.__class__ is not int or cached < 0):
+            cached = count(cached, f"{path}.input_tokens_details.cached_tokens")
+        written = d.get("cache_write_tokens")
+        if written is not None and (written.__class__ is not int or written < 0):
+            written = count(written, f"{path}.input_tokens_details.cache_write_tokens")
     details = u.get("output_tokens_details")
     if details is not None:
         d = mapping(details, f"{path}.output_tokens_details")
-        reasoning = count(
-            d.get("reasoning_tokens"), f"{path}.output_tokens_details.reasoning_tokens"
-        )
+        reasoning = d.get("reasoning_tokens")
+        if reasoning is not None and (reasoning.__class__ is not int or reasoning < 0):
+            reasoning = count(reasoning, f"{path}.output_tokens_details.reasoning_tokens")
     return make_usage(inp, out, total, cached, written, reasoning)
 
 
