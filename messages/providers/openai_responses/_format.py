@@ -294,19 +294,17 @@ class Formatter:
     def parts(
         self, content: Sequence[ContentPart], i: int, own: Mapping[str, Any], where: str
     ) -> list[dict[str, Any]]:
-        """User or tool-output parts, with this provider's kept keys and unknown parts."""
-        out: list[dict[str, Any] | None] = [
-            self.part(p, i, j, where) for j, p in enumerate(content)
-        ]
+        """User or tool-output parts, with this provider's unknown parts and kept keys
+        back in place (both by their index on the wire)."""
+        sent = [d for j, p in enumerate(content) if (d := self.part(p, i, j, where)) is not None]
         if own:
+            _reinsert(sent, own)
             for record in _kept(own, KEYS):
                 j = record["index"]
                 keys = record.get("keys")
-                sent_part = out[j] if j < len(out) else None
-                if sent_part is not None and isinstance(keys, Mapping):
-                    sent_part.update(thaw(keys))
-        sent = [d for d in out if d is not None]
-        return _reinsert(sent, own) if own else sent
+                if j < len(sent) and isinstance(keys, Mapping):
+                    sent[j].update(thaw(keys))
+        return sent
 
     def user(self, m: UserMessage, i: int, own: Mapping[str, Any]) -> dict[str, Any]:
         """A user message item."""
@@ -381,14 +379,15 @@ class Formatter:
     ) -> list[ToolCall | InvalidToolCall]:
         """Append the items of an assistant turn; returns the calls it sent."""
         c = m.content
+        # empty text is no part: a layout slot without its text part takes ""
         parts: Sequence[ContentPart] = (
-            () if c is None else ((TextPart(c),) if isinstance(c, str) else c)
+            () if not c else ((TextPart(c),) if isinstance(c, str) else c)
         )
         calls: list[ToolCall | InvalidToolCall] = [*m.tool_calls, *m.invalid_tool_calls]
         items: list[dict[str, Any]] | None = None
         sent: list[ToolCall | InvalidToolCall] = []
         layout = own.get(ITEMS) if own else None
-        if isinstance(layout, (list, tuple)) and layout:
+        if isinstance(layout, (list, tuple)):
             noted = len(self.losses.items)
             items = self.laid_out(layout, parts, calls, sent, i)
             if items is None:

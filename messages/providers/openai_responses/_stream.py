@@ -238,6 +238,8 @@ class ResponsesStream(CountingStream):
         item: dict[str, Any] = {"type": kind}
         if iid is not None:
             item["id"] = iid
+        if kind == "message":
+            item["role"] = "assistant"
         return self._add(index, item)
 
     def _add(self, index: int, item: Mapping[str, Any]) -> _Item:
