@@ -83,7 +83,9 @@ def parsed_conversation(turns: int = 20) -> list[Any]:
                 "id": f"msg_{t:048x}",
                 "role": "assistant",
                 "status": "completed",
-                "content": [{"type": "output_text", "text": "Paris 18C, Tokyo 24C.", "annotations": []}],
+                "content": [
+                    {"type": "output_text", "text": "Paris 18C, Tokyo 24C.", "annotations": []}
+                ],
             },
         ]
     ms = get_provider(NAME).parse_messages({"input": items})
@@ -110,7 +112,13 @@ def _format_rows() -> list[Row]:
 
 def response_events(n: int = 10_000) -> list[dict[str, Any]]:
     """``n`` Responses events: a message of text deltas, then two calls of argument deltas."""
-    head = {"id": "resp_b", "object": "response", "model": "m", "status": "in_progress", "output": []}
+    head = {
+        "id": "resp_b",
+        "object": "response",
+        "model": "m",
+        "status": "in_progress",
+        "output": [],
+    }
     out: list[dict[str, Any]] = [
         {"type": "response.created", "sequence_number": 0, "response": head},
         {
@@ -163,7 +171,11 @@ def response_events(n: int = 10_000) -> list[dict[str, Any]]:
     out.append(
         {
             "type": "response.completed",
-            "response": {**head, "status": "completed", "usage": {"input_tokens": 9, "output_tokens": n, "total_tokens": n + 9}},
+            "response": {
+                **head,
+                "status": "completed",
+                "usage": {"input_tokens": 9, "output_tokens": n, "total_tokens": n + 9},
+            },
         }
     )
     return out
@@ -203,10 +215,17 @@ def _profile() -> None:
     pstats.Stats("/tmp/responses.prof").sort_stats("tottime").print_stats(12)
     ms = parsed_conversation()
     p = get_provider(NAME)
-    cProfile.runctx("for _ in range(200): p.format_request(ms)", globals(), {"p": p, "ms": ms}, "/tmp/f.prof")
+    cProfile.runctx(
+        "for _ in range(200): p.format_request(ms)", globals(), {"p": p, "ms": ms}, "/tmp/f.prof"
+    )
     pstats.Stats("/tmp/f.prof").sort_stats("tottime").print_stats(12)
     body = fixture("openai_responses/response_phases_web_search.json")
-    cProfile.runctx("for _ in range(20000): p.parse_response(body)", globals(), {"p": p, "body": body}, "/tmp/p.prof")
+    cProfile.runctx(
+        "for _ in range(20000): p.parse_response(body)",
+        globals(),
+        {"p": p, "body": body},
+        "/tmp/p.prof",
+    )
     pstats.Stats("/tmp/p.prof").sort_stats("tottime").print_stats(12)
 
 

@@ -18,9 +18,9 @@ from ... import _build
 from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._message import Message, SystemMessage, UserMessage
-from ...errors import DecodeError
+from ...errors import DecodeError, ident
 from ._items import decode_output, decode_system, decode_turn, decode_user
-from ._read import INPUT, array, mapping, opt_string, quoted
+from ._read import INPUT, array, mapping, opt_string
 
 __all__ = ["parse_messages"]
 
@@ -90,7 +90,7 @@ def parse_messages(body_or_list: Mapping[str, Any] | Sequence[Any], tag: str) ->
                 out.append(decode_system(item, path, tag, role, leading=not out))
             else:
                 raise DecodeError(
-                    f"unsupported role {quoted(role)}; expected user, assistant, system or developer",
+                    f"unsupported role {ident(role)}; expected user, assistant, system or developer",
                     f"{path}.role",
                 )
         elif t == "function_call_output":

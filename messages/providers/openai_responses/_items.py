@@ -28,7 +28,7 @@ from ..._message import (
 )
 from ..._parts import ContentPart, FilePart, ImagePart, ReasoningPart, parse_data_url
 from ..._tool_call import InvalidToolCall, ToolCall
-from ...errors import DecodeError, ValidationError
+from ...errors import DecodeError, ValidationError, ident
 from ._read import (
     CALL_FIELDS,
     INPUT,
@@ -46,7 +46,6 @@ from ._read import (
     kind,
     mapping,
     opt_string,
-    quoted,
     string,
     without,
 )
@@ -167,7 +166,7 @@ def _message_entry(
     """
     role = item.get("role")
     if role != "assistant":
-        raise DecodeError(f"expected role 'assistant', got {quoted(role)}", f"{path}.role")
+        raise DecodeError(f"expected role 'assistant', got {ident(role)}", f"{path}.role")
     head = without(item, _CONTENT, path)
     content = item.get("content")
     if content.__class__ is str:
@@ -386,54 +385,41 @@ def decode_parts(
     return tuple(parts), kept, unknown
 
 
-def _state(
-    item: Mapping[str, Any],
-    drop: frozenset[str],
-    path: str,
-    kept: list[FrozenDict],
-    unknown: list[FrozenDict],
-) -> dict[str, Any]:
+def _content_state(
+    item: Mapping[str, Any], key: str, fields: frozenset[str], path: str, tag: str
+) -> tuple[Any, FrozenDict]:
+    """The string or parts of ``item[key]`` and this provider's state of the item: its
+    other keys, the kept keys of its parts and its unknown parts."""
+    content = item.get(key)
     state: dict[str, Any] = {}
-    if len(item) > len(drop) or not drop.issuperset(item):
-        rest = without(item, drop, path)
+    if content.__class__ is str:
+        value: Any = content
+    else:
+        if content is None:
+            raise DecodeError(f"{key} is required", f"{path}.{key}")
+        value, kept, unknown = decode_parts(content, f"{path}.{key}")
+        if kept:
+            state[KEYS] = tuple(kept)
+        if unknown:
+            state[UNKNOWN] = tuple(unknown)
+    if len(item) > len(fields) or not fields.issuperset(item):
+        rest = without(item, fields, path)
         if rest:
             state[ITEM] = rest
-    if kept:
-        state[KEYS] = tuple(kept)
-    if unknown:
-        state[UNKNOWN] = tuple(unknown)
-    return state
+    return value, _own(tag, state)
 
 
 def decode_user(item: Mapping[str, Any], path: str, tag: str) -> UserMessage:
     """A user ``message`` item (``content`` a string or input parts)."""
-    content = item.get("content")
-    if content.__class__ is str:
-        kept: list[FrozenDict] = []
-        unknown: list[FrozenDict] = []
-        value: Any = content
-    else:
-        if content is None:
-            raise DecodeError("content is required", f"{path}.content")
-        value, kept, unknown = decode_parts(content, f"{path}.content")
-    state = _state(item, _MESSAGE_FIELDS, path, kept, unknown)
-    return _build.message(UserMessage, value, None, EMPTY, _own(tag, state))
+    value, extras = _content_state(item, "content", _MESSAGE_FIELDS, path, tag)
+    return _build.message(UserMessage, value, None, EMPTY, extras)
 
 
 def decode_output(item: Mapping[str, Any], path: str, tag: str, call_id: str) -> ToolResultMessage:
     """A ``function_call_output`` item answering ``call_id`` (its output a string or parts)."""
-    output = item.get("output")
-    if output.__class__ is str:
-        kept: list[FrozenDict] = []
-        unknown: list[FrozenDict] = []
-        value: Any = output
-    else:
-        if output is None:
-            raise DecodeError("output is required", f"{path}.output")
-        value, kept, unknown = decode_parts(output, f"{path}.output")
-    state = _state(item, _OUTPUT_FIELDS, path, kept, unknown)
+    value, extras = _content_state(item, "output", _OUTPUT_FIELDS, path, tag)
     return _build.tool_result_message(
-        ToolResultMessage, call_id, value, False, None, None, EMPTY, _own(tag, state)
+        ToolResultMessage, call_id, value, False, None, None, EMPTY, extras
     )
 
 

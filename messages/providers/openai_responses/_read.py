@@ -37,7 +37,7 @@ from typing import Any, Final
 from ..._frozen import EMPTY, SCALARS, FrozenDict, freeze
 from ..._json import json_type, loads
 from ..._part_codec import object_text
-from ...errors import DecodeError, MessageError, ValidationError, ident
+from ...errors import DecodeError, MessageError, ValidationError
 from .. import PROVIDERS
 from .._base import Usage, make_usage
 
@@ -253,8 +253,3 @@ def is_provider_key(key: str) -> bool:
 def kind(value: Any) -> str:
     """An item or part ``type`` for a message or a record: the string, else its JSON type."""
     return value if isinstance(value, str) else json_type(value)
-
-
-def quoted(value: Any) -> str:
-    """``ident`` of an identifier for an error message."""
-    return ident(value)
