@@ -59,10 +59,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PROVIDER", "OpenAIResponsesProvider", "ResponsesStream"]
 
-#: A tool for ``format_request``: a ToolDefinition, or a built-in tool's definition.
-Tool = Any
-
-
 class OpenAIResponsesProvider(Provider):
     """The Responses API wire format."""
 
