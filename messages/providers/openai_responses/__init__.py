@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PROVIDER", "OpenAIResponsesProvider", "ResponsesStream"]
 
+
 class OpenAIResponsesProvider(Provider):
     """The Responses API wire format."""
 
