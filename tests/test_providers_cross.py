@@ -1,4 +1,5 @@
-"""Switching providers mid-conversation: OpenAI, then Ollama, then vLLM, then back.
+"""Switching providers mid-conversation: OpenAI, then Ollama, then vLLM, then back; and
+the OpenAI Responses API with each other provider, in both directions.
 
 The conversation starts from a parsed OpenAI response with parallel tool calls,
 is continued by formatting it for Ollama and vLLM and parsing their responses
@@ -10,6 +11,7 @@ rules say it must carry, and each provider reads its own request body back.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -18,10 +20,11 @@ from messages import (
     ConversationHistory,
     Message,
     ReasoningPart,
+    TextPart,
     ToolCallMessage,
     ToolResultMessage,
 )
-from messages.providers import FinishReason, LossWarning, get_provider
+from messages.providers import ChatResponse, FinishReason, LossWarning, get_provider
 from messages.providers._chat_completions import is_derived_id
 from tests.conftest import fixture_entries, load_fixture
 
@@ -148,7 +151,7 @@ def test_reasoning_crossing_into_openai_chat_is_reported() -> None:
     assert GROQ.convert(ms).body["messages"][2]["reasoning"] == r.reasoning
 
 
-@pytest.mark.parametrize("target", ["openai", "groq", "vllm", "ollama"])
+@pytest.mark.parametrize("target", ["openai", "groq", "vllm", "ollama", "openai_responses"])
 def test_each_provider_reads_its_own_request_back(target: str) -> None:
     provider = get_provider(target)
     r = OPENAI.parse_response(_fixture("openai/response_tool_calls_parallel.json"))
@@ -160,3 +163,142 @@ def test_each_provider_reads_its_own_request_back(target: str) -> None:
     assert [m.text for m in back] == [m.text for m in ms]
     assert back[2].tool_calls == r.tool_calls
     assert [m.tool_call_id for m in back[3:5]] == [c.id for c in r.tool_calls]  # type: ignore[attr-defined]
+
+
+# -- the OpenAI Responses API with each other provider, both directions -----------------
+
+RESPONSES = get_provider("openai_responses")
+OTHERS = ("openai", "groq", "vllm", "ollama", "anthropic", "gemini")
+
+
+def _responses_reply() -> tuple[ChatResponse, list[str]]:
+    """A Responses turn with reasoning, a built-in tool item and a call; its opaque strings."""
+    body = _fixture("openai_responses/response_reasoning_tool_call.json")
+    search = {
+        "type": "web_search_call",
+        "id": "ws_0123456789abcdef0123456789abcdef0123456789abcdef01",
+        "status": "completed",
+        "action": {"type": "search", "query": "Paris weather"},
+    }
+    body["output"].insert(1, search)
+    opaque = [
+        body["output"][0]["encrypted_content"],
+        body["output"][0]["id"],
+        search["id"],
+        body["output"][2]["id"],
+    ]
+    return RESPONSES.parse_response(body), opaque
+
+
+def _other_reply(name: str) -> ChatResponse:
+    reply = get_provider(name).parse_response(_fixture(f"{name}/response_tool_calls_parallel.json"))
+    assert len(reply.tool_calls) == 2
+    return reply
+
+
+def _reasoned(name: str) -> Message:
+    """An answer of ``name`` that carries plain or signed reasoning of its own."""
+    reasoning = ReasoningPart(
+        "thinking out loud", "sig" if name in ("anthropic", "gemini") else None, provider=name
+    )
+    return Message.assistant([reasoning, TextPart("Done.")])
+
+
+@pytest.mark.parametrize("other", OTHERS)
+def test_responses_state_never_reaches_another_provider_and_comes_back_home(other: str) -> None:
+    provider = get_provider(other)
+    r, opaque = _responses_reply()
+    history = ConversationHistory(
+        [Message.system("s"), Message.user("Umbrella in Paris?"), r.message]
+    )
+    history.add(Message.tool_result(r.tool_calls[0].id, "18C, rain"))
+    history.add(Message.assistant("Take one."))
+    history.add(Message.user("And Tokyo?"))
+
+    # To the other provider: reasoning, item ids and the built-in item are losses, never sent.
+    there = provider.convert(history.messages())
+    wire = json.dumps(there.body)
+    assert all(s not in wire for s in opaque)
+    whats = [loss.what for loss in there.losses if loss.path.startswith("messages[2]")]
+    assert any("reasoning" in w for w in whats)
+    assert any("web_search_call" in w for w in whats)
+    back = provider.parse_messages(there.body)
+    assert r.tool_calls[0].id in json.dumps([m.to_dict() for m in back]) or other in (
+        "gemini",
+        "ollama",
+    )
+
+    # The other provider answers with two calls; the conversation goes back to Responses.
+    reply = _other_reply(other)
+    history.add(reply.message)
+    for call in reply.tool_calls:
+        history.add(Message.tool_result(call.id, "24C"))
+    history.add(_reasoned(other))
+    history.add(Message.user("Thanks."))
+    history.validate()
+    home = RESPONSES.convert(history.messages())
+    sent = json.dumps(home.body)
+    assert all(s in sent for s in opaque), "Responses state goes back to Responses"
+    assert "thinking out loud" not in sent and '"sig"' not in sent
+    reasoning_at = f"messages[{len(history) - 2}].content[0]"
+    assert reasoning_at in [x.path for x in home.losses]
+    for loss in home.losses:  # Gemini's thought signatures on its calls are not sent either
+        assert loss.path == reasoning_at or (
+            other == "gemini" and loss.path.startswith("messages[6].tool_calls")
+        )
+    calls = [i["call_id"] for i in home.body["input"] if i.get("type") == "function_call"]
+    outputs = [i["call_id"] for i in home.body["input"] if i.get("type") == "function_call_output"]
+    assert (
+        sorted(calls)
+        == sorted(outputs)
+        == sorted([r.tool_calls[0].id, *(c.id for c in reply.tool_calls)])
+    )
+    reread = RESPONSES.parse_messages(home.body)
+    assert [m.text for m in reread] == [m.text for m in history.messages()]
+
+
+@pytest.mark.parametrize("other", OTHERS)
+def test_another_providers_turns_continue_on_responses_and_go_back(other: str) -> None:
+    provider = get_provider(other)
+    reply = _other_reply(other)
+    history = ConversationHistory(
+        [Message.system("s"), Message.user("Paris and Tokyo?"), reply.message]
+    )
+    for call in reply.tool_calls:
+        history.add(Message.tool_result(call.id, "ok"))
+    history.add(_reasoned(other))
+    history.add(Message.user("Umbrella?"))
+
+    here = RESPONSES.convert(history.messages())
+    assert "thinking out loud" not in json.dumps(here.body)
+    assert not any(i.get("type") == "reasoning" for i in here.body["input"])
+    r, opaque = _responses_reply()
+    history.add(r.message)
+    history.add(Message.tool_result(r.tool_calls[0].id, "rain"))
+    history.add(Message.assistant("Yes."))
+    history.add(Message.user("Bye."))
+    history.validate()
+
+    there = provider.convert(history.messages())
+    wire = json.dumps(there.body)
+    assert all(s not in wire for s in opaque)
+    # the other provider's own reasoning still goes back to it where its wire takes it
+    if other in ("groq", "vllm", "ollama"):
+        assert "thinking out loud" in wire
+    back = provider.parse_messages(there.body)
+    assert [m.text for m in back if m.text][-1] == "Bye."
+
+
+def test_chat_openai_and_responses_do_not_take_each_others_reasoning() -> None:
+    chat = get_provider("openai")
+    r, opaque = _responses_reply()
+    ms = [Message.user("q"), r.message, Message.tool_result(r.tool_calls[0].id, "x")]
+    conversion = chat.convert(ms)
+    assert all(s not in json.dumps(conversion.body) for s in opaque)
+    assert any(loss.path == "messages[1].content[0]" for loss in conversion.losses)
+    plain = Message.assistant([ReasoningPart("mine", provider="openai"), TextPart("A.")])
+    conversion = RESPONSES.convert([Message.user("q"), plain])
+    assert conversion.body["input"][1] == {"role": "assistant", "content": "A."}
+    assert [(x.path, x.what) for x in conversion.losses] == [
+        ("messages[1].content[0]", "reasoning from openai")
+    ]

@@ -1,7 +1,8 @@
 """Switching providers mid-conversation: one test per ordered pair of providers.
 
 A conversation whose first turns come from parsing provider A's responses (parallel
-tool calls, a tool error and, for Anthropic and Gemini, signed reasoning) is
+tool calls, a tool error and, for Anthropic, Gemini and the OpenAI Responses API,
+signed or encrypted reasoning) is
 continued by formatting it for provider B. B's request must be well-formed for B
 (every result paired to a call of the turn before it, no orphan, roles in the
 order B requires, no signature B did not produce); B's parsed reply and its tool
@@ -22,12 +23,14 @@ from messages import ConversationHistory, Message, ToolCallMessage, ToolResultMe
 from messages.providers import ChatResponse, Conversion, Provider, get_provider
 from tests.conftest import FIXTURES
 
-PROVIDERS = ("openai", "ollama", "anthropic", "gemini")
+PROVIDERS = ("openai", "ollama", "anthropic", "gemini", "openai_responses")
 PAIRS = [(a, b) for a, b in itertools.permutations(PROVIDERS, 2)]
 
 THINKING_SIG = "EqQBCkYIBRgCKkDzQ3Vq0Z0switchingTestSignature0000000000000000"
 REDACTED = "EmwKAhgBEgyswitchingTestRedactedPayload000000000000"
 THOUGHT = "**Planning**\nI need the weather in both cities."
+ENCRYPTED = "gAAAAABoswitchingTestEncryptedReasoning0000000000000000000000"
+REASONING_ID = "rs_0123456789abcdef0123456789abcdef0123456789abcdef01"
 
 
 def fixture(provider: str, name: str) -> Any:
@@ -44,6 +47,14 @@ def tool_call_response(provider: str) -> dict[str, Any]:
         ]
     elif provider == "gemini":
         body["candidates"][0]["content"]["parts"].insert(0, {"text": THOUGHT, "thought": True})
+    elif provider == "openai_responses":
+        reasoning = {
+            "type": "reasoning",
+            "id": REASONING_ID,
+            "summary": [{"type": "summary_text", "text": THOUGHT}],
+            "encrypted_content": ENCRYPTED,
+        }
+        body["output"].insert(0, reasoning)
     return body
 
 
@@ -56,6 +67,9 @@ def signatures(provider: str) -> list[str]:
             "parts"
         ]
         return [p["thoughtSignature"] for p in parts if "thoughtSignature" in p]
+    if provider == "openai_responses":
+        output = fixture(provider, "response_tool_calls_parallel.json")["output"]
+        return [ENCRYPTED, REASONING_ID, *(item["id"] for item in output)]
     return []
 
 
@@ -147,11 +161,35 @@ def check_gemini(body: dict[str, Any]) -> None:
                 assert isinstance(p["functionCall"]["args"], dict)
 
 
+def check_responses(body: dict[str, Any]) -> None:
+    assert isinstance(body["instructions"], str)
+    pending: list[str] = []
+    for item in body["input"]:
+        kind = item.get("type", "message")
+        if kind == "function_call_output":
+            assert item["call_id"] in pending, "an output that answers no pending call"
+            pending.remove(item["call_id"])
+            continue
+        if kind == "message":
+            assert not pending, "calls left unanswered"
+            assert item["role"] in ("user", "assistant", "system", "developer")
+            assert item["role"] != "user" or item["content"] not in ("", [])
+        elif kind == "function_call":
+            assert isinstance(json.loads(item["arguments"]), dict)
+            assert item["call_id"] not in pending
+            pending.append(item["call_id"])
+        else:
+            assert kind == "reasoning", kind
+            assert item["id"] and isinstance(item["summary"], list)
+    assert not pending
+
+
 CHECKS = {
     "openai": lambda body: check_chat_completions(body, arguments_are_strings=True),
     "ollama": lambda body: check_chat_completions(body, arguments_are_strings=False),
     "anthropic": check_anthropic,
     "gemini": check_gemini,
+    "openai_responses": check_responses,
 }
 
 
@@ -181,7 +219,7 @@ def test_switch_providers_mid_conversation(a: str, b: str) -> None:
     # Turns produced by provider A.
     calls = first.parse_response(tool_call_response(a))
     assert len(calls.tool_calls) == 2
-    if a in ("anthropic", "gemini"):
+    if a in ("anthropic", "gemini", "openai_responses"):
         assert calls.message.reasoning, "the reply's reasoning is kept"
     answer(history, calls)
     history.add(first.parse_response(fixture(a, "response_text.json")).message)

@@ -1,4 +1,5 @@
-"""Provider wire formats: OpenAI, Groq, vLLM, Ollama, Anthropic and Gemini.
+"""Provider wire formats: OpenAI (chat completions and Responses), Groq, vLLM, Ollama,
+Anthropic and Gemini.
 
 ``get_provider(name)`` returns the provider object; each module is imported only
 when its provider is first asked for.
@@ -42,6 +43,7 @@ PROVIDERS: dict[str, str] = {
     "ollama": ".ollama",
     "anthropic": ".anthropic",
     "gemini": ".gemini",
+    "openai_responses": ".openai_responses",
 }
 
 _cache: dict[str, Provider] = {}

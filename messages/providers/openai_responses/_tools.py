@@ -1,0 +1,196 @@
+"""Tool definitions in the Responses shape, both directions.
+
+A function tool is flat: ``{"type": "function", "name", "description",
+"parameters", "strict"}``. ``strict`` is always sent, because the Responses API
+makes a function strict when the key is absent (Chat Completions does the
+opposite): a strict definition gets OpenAI's strict-mode schema (every property
+required, optional ones nullable, objects closed); one whose schema strict mode
+cannot express (a map, an untyped value) goes with ``strict: false`` (a Loss); a
+definition with ``strict=False`` goes with ``strict: false`` and its schema as
+given. Built-in tool definitions (``web_search``, ``file_search``, ``mcp``,
+``custom``...) given as mappings pass through unchanged. Reading a request,
+a function without ``strict`` is strict (the API's default); other tools are not
+ToolDefinitions and are left out (the command line reports them).
+
+The strict-mode rewriting repeats the rules of the chat-completions module (no
+provider module imports another); both follow OpenAI's structured-outputs rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from ..._frozen import thaw
+from ...errors import DecodeError, ValidationError
+from .._base import Losses
+from ._read import array, mapping, opt_string, string
+
+if TYPE_CHECKING:
+    from ..._tool_definition import ToolDefinition
+
+__all__ = ["format_tools", "parse_tools", "strict_parameters"]
+
+_MAPS: Final = frozenset(("properties", "$defs", "definitions", "patternProperties"))
+_LISTS: Final = frozenset(("anyOf", "oneOf", "allOf", "prefixItems"))
+_ONE: Final = frozenset(("items", "not", "additionalItems", "contains"))
+_TYPED: Final = frozenset(("type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"))
+
+
+def strict_parameters(schema: Any) -> Any:
+    """``schema`` rewritten for OpenAI strict mode (a new plain value).
+
+    Every object with ``properties`` lists them all in ``required`` and gets
+    ``additionalProperties: false``; a property that was optional becomes nullable,
+    so the model sends ``null`` for "absent".
+    """
+    if not isinstance(schema, Mapping):
+        return thaw(schema)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _MAPS and isinstance(value, Mapping):
+            out[key] = {k: strict_parameters(v) for k, v in value.items()}
+        elif key in _LISTS and isinstance(value, (list, tuple)):
+            out[key] = [strict_parameters(v) for v in value]
+        elif key in _ONE:
+            out[key] = strict_parameters(value)
+        else:
+            out[key] = thaw(value)
+    props = out.get("properties")
+    if isinstance(props, dict) and (out.get("type") in (None, "object") or "properties" in schema):
+        required = schema.get("required")
+        needed = set(required) if isinstance(required, (list, tuple)) else set()
+        out["properties"] = {k: v if k in needed else _nullable(v) for k, v in props.items()}
+        out["required"] = list(props)
+        out["additionalProperties"] = False
+    elif out.get("type") == "object":
+        out["additionalProperties"] = False
+    return out
+
+
+def _nullable(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    t = schema.get("type")
+    out = dict(schema)
+    if isinstance(t, str):
+        if t != "null":
+            out["type"] = [t, "null"]
+    elif isinstance(t, list):
+        if "null" not in t:
+            out["type"] = [*t, "null"]
+    else:
+        any_of = schema.get("anyOf")
+        if isinstance(any_of, list):
+            if {"type": "null"} not in any_of:
+                out["anyOf"] = [*any_of, {"type": "null"}]
+            return out
+        return {"anyOf": [schema, {"type": "null"}]}
+    enum = out.get("enum")
+    if isinstance(enum, list) and None not in enum:
+        out["enum"] = [*enum, None]
+    return out
+
+
+def expressible(schema: Any, depth: int = 0) -> bool:
+    """False when strict mode cannot express ``schema`` without changing what it accepts
+    (a map: ``additionalProperties`` a schema or true, or an object without
+    properties; an untyped value such as ``{}``)."""
+    if not isinstance(schema, Mapping) or depth > 64:
+        return True
+    if not any(word in schema for word in _TYPED):
+        return False
+    extra = schema.get("additionalProperties")
+    if extra is True or isinstance(extra, Mapping):
+        return False
+    if schema.get("type") == "object" and not schema.get("properties") and extra is not False:
+        return False
+    for key, value in schema.items():
+        if key in _MAPS and isinstance(value, Mapping):
+            subs: Any = value.values()
+        elif key in _LISTS and isinstance(value, (list, tuple)):
+            subs = value
+        elif key in _ONE:
+            subs = (value,)
+        else:
+            continue
+        if not all(expressible(v, depth + 1) for v in subs):
+            return False
+    return True
+
+
+def format_tools(
+    tools: Sequence[ToolDefinition | Mapping[str, Any]], losses: Losses, prefix: str = "tools"
+) -> list[dict[str, Any]]:
+    """The ``tools`` of a request; built-in tool mappings pass through as plain copies."""
+    out: list[dict[str, Any]] = []
+    for k, tool in enumerate(tools):
+        if isinstance(tool, Mapping):
+            kind = tool.get("type")
+            if not isinstance(kind, str) or not kind:
+                raise ValidationError(
+                    "a built-in tool definition needs a string type", f"{prefix}[{k}].type"
+                )
+            out.append(thaw(tool))
+            continue
+        try:
+            params = tool.wire_parameters()
+            entry: dict[str, Any] = {
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+            }
+            strict = tool.strict
+        except AttributeError:
+            raise ValidationError(
+                f"expected a ToolDefinition or a tool mapping, got {type(tool).__name__}",
+                f"{prefix}[{k}]",
+            ) from None
+        if strict and not expressible(params):
+            strict = False
+            losses.add(
+                f"{prefix}[{k}]",
+                "strict mode for a schema with open objects or untyped values",
+                "sent with strict false: OpenAI strict mode closes every object",
+            )
+        entry["parameters"] = strict_parameters(params) if strict else params
+        entry["strict"] = strict
+        out.append(entry)
+    return out
+
+
+def parse_tools(body_or_list: object) -> list[ToolDefinition]:
+    """The function tools of a request body (or its ``tools`` list) as ToolDefinitions.
+
+    A function without ``strict`` is strict, as the API treats it; a missing
+    description is the name; missing parameters are an object without properties.
+    Built-in and custom tools are not functions and are left out.
+    """
+    from ..._tool_definition import ToolDefinition
+
+    if isinstance(body_or_list, Mapping):
+        raw = body_or_list.get("tools")
+        if raw is None:
+            return []
+        prefix = "tools"
+    else:
+        raw, prefix = body_or_list, ""
+    out: list[ToolDefinition] = []
+    for i, item in enumerate(array(raw, prefix)):
+        path = f"{prefix}[{i}]"
+        entry = mapping(item, path)
+        if entry.get("type") != "function":
+            continue
+        name = string(entry.get("name"), f"{path}.name")
+        description = opt_string(entry.get("description"), f"{path}.description") or name
+        params = entry.get("parameters")
+        if params is None:
+            params = {"type": "object", "properties": {}}
+        strict = entry.get("strict")
+        if strict is not None and not isinstance(strict, bool):
+            raise DecodeError("expected a boolean", f"{path}.strict")
+        try:
+            out.append(ToolDefinition(name, description, params, strict=strict is not False))
+        except ValidationError as exc:
+            raise DecodeError(exc.message, exc.at(path).path) from None
+    return out

@@ -1,0 +1,134 @@
+"""OpenAI Responses shapes checked with the official SDK's types (the ``openai`` package
+of the dev extra, through pydantic, which it depends on): the request bodies the
+formatter writes, for this provider's fixtures and for every conversation of the other
+providers' fixtures, and the fixtures themselves (Response objects, stream events).
+
+One documented difference: the SDK's ``ResponseInputImageParam`` marks ``detail`` as
+required, while the API reference says it defaults to ``auto``; an image without a
+detail is sent without one (as OpenAI's own examples do), so the check adds
+``"auto"`` before validating.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from typing import Any
+
+import pytest
+from openai.types.responses import (
+    Response,
+    ResponseInputParam,
+    ResponseStreamEvent,
+    ToolParam,
+)
+from pydantic import TypeAdapter
+
+from messages import Message
+from messages.providers import LossWarning, get_provider
+from messages.providers.openai_responses import PROVIDER
+from tests.conftest import fixture_entries, load_fixture
+
+P = PROVIDER
+NAME = "openai_responses"
+
+INPUT: TypeAdapter[Any] = TypeAdapter(ResponseInputParam)
+TOOLS: TypeAdapter[Any] = TypeAdapter(list[ToolParam])
+EVENT: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+
+
+def with_image_detail(items: list[Any]) -> list[Any]:
+    """``items`` with ``detail: "auto"`` on message images that have none (see above)."""
+    out = copy.deepcopy(items)
+    for item in out:
+        content = item.get("content") if isinstance(item, dict) and "role" in item else None
+        for part in content if isinstance(content, list) else ():
+            if part.get("type") == "input_image":
+                part.setdefault("detail", "auto")
+    return out
+
+
+def check_body(body: dict[str, Any], formatted: bool = True) -> None:
+    """The request body validates against the SDK's parameter types (a formatted body
+    has only the keys the formatter writes)."""
+    items = body["input"]
+    if isinstance(items, str):
+        items = [{"role": "user", "content": items}]
+    INPUT.validate_python(with_image_detail(items))
+    TOOLS.validate_python(body.get("tools", []))
+    if formatted:
+        assert set(body) <= {"input", "instructions", "tools", "previous_response_id"}
+    if "instructions" in body:
+        assert isinstance(body["instructions"], str)
+
+
+OWN = fixture_entries(NAME)
+OWN_REQUESTS = [e for e in OWN if e["kind"] == "request"]
+OTHER_REQUESTS = [
+    e
+    for e in fixture_entries("openai", "groq", "vllm", "ollama", "anthropic", "gemini")
+    if e["kind"] == "request"
+    or (
+        e["kind"] == "adversarial"
+        and e["file"].split("/")[-1].startswith("request_")
+        and e["expected"]["behavior"] == "tolerate"
+    )
+]
+
+
+@pytest.mark.parametrize("entry", OWN_REQUESTS, ids=[e["file"] for e in OWN_REQUESTS])
+def test_own_request_fixtures_and_their_reformatting_validate(entry: dict[str, Any]) -> None:
+    data = load_fixture(entry)
+    check_body(data, formatted=False)
+    ms = P.parse_messages(data)
+    check_body(P.convert(ms, P.parse_tools(data)).body)
+
+
+@pytest.mark.parametrize("entry", OTHER_REQUESTS, ids=[e["file"] for e in OTHER_REQUESTS])
+def test_every_other_providers_conversation_formats_to_a_valid_request(
+    entry: dict[str, Any],
+) -> None:
+    source = get_provider(entry["provider"])
+    data = load_fixture(entry)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LossWarning)
+        ms = source.parse_messages(data)
+        tools = source.parse_tools(data) if isinstance(data, dict) else []
+    check_body(P.convert(ms, tools).body)
+
+
+RESPONSES = [e for e in OWN if e["kind"] == "response"]
+
+
+@pytest.mark.parametrize("entry", RESPONSES, ids=[e["file"] for e in RESPONSES])
+def test_response_fixtures_are_sdk_responses_and_their_turns_go_back_valid(
+    entry: dict[str, Any],
+) -> None:
+    data = load_fixture(entry)
+    Response.model_validate(data)
+    r = P.parse_response(data)
+    check_body(P.convert([Message.user("q"), r.message]).body)
+    answered = [
+        Message.user("q"),
+        r.message,
+        *(Message.tool_result(c.id, "ok") for c in r.tool_calls),
+    ]
+    check_body(P.convert(answered, previous_response_id=True).body)
+
+
+STREAMS = [e for e in OWN if e["file"].endswith(".jsonl") and "reader" not in e["expected"]]
+
+
+@pytest.mark.parametrize("entry", STREAMS, ids=[e["file"] for e in STREAMS])
+def test_stream_fixture_events_are_sdk_events(entry: dict[str, Any]) -> None:
+    for event in load_fixture(entry):
+        EVENT.validate_python(event)
+
+
+def test_the_check_catches_a_malformed_body() -> None:
+    from pydantic import ValidationError as PydanticError
+
+    with pytest.raises(PydanticError):
+        check_body({"input": [{"type": "function_call", "name": "f"}]})
+    with pytest.raises(PydanticError):
+        check_body({"input": [], "tools": [{"type": "function", "function": {"name": "f"}}]})
