@@ -59,9 +59,11 @@ class Tool:
         self.fn = fn
         self.name = definition.name
         self.is_async = _is_coroutine_function(fn)
-        # What keyword_arguments reads the signature from. A callable instance is
-        # read through its bound __call__: _arguments caches the plan of a method
-        # by its function, but compiles one per call for an instance (~25 us).
+        # What keyword_arguments reads the signature from. hot path: a callable
+        # instance is read through its bound __call__, whose plan _arguments caches
+        # (by the method's function): ~3 us a call instead of ~40 us for the
+        # instance itself, compiled per call. A functools.partial has no such
+        # stand-in and is compiled per call (~50 us).
         self.target: Callable[..., Any] = fn if _is_plain(fn) else _bound_call(fn)
 
 
@@ -361,22 +363,21 @@ def raised(call: ToolCall, exc: Exception) -> ToolResult:
 
 def finish(call: ToolCall, value: Any) -> ToolResult | ToolResultMessage:
     """The result for what the tool returned (see :func:`content`); never raises."""
-    t = type(value)
-    if t is str:  # hot path: most tools return text
+    if type(value) is str:  # hot path: most tools return text
         return ToolResult(call.id, value, False, call.name)
-    if isinstance(value, ToolResult):
-        # The tool chose its content and is_error; the id and name are the call's.
-        return dataclasses.replace(value, tool_call_id=call.id, tool_name=call.name)
-    if isinstance(value, ToolResultMessage):
-        # A new message answering this call; the tool's name, metadata and extras kept.
-        return dataclasses.replace(
-            value,
-            tool_call_id=call.id,
-            tool_name=call.name,
-            id=None,  # type: ignore[arg-type]  # None: a new id, and the time now
-            created_at=None,  # type: ignore[arg-type]
-        )
     try:
+        if isinstance(value, ToolResult):
+            # The tool chose its content and is_error; the id and name are the call's.
+            return dataclasses.replace(value, tool_call_id=call.id, tool_name=call.name)
+        if isinstance(value, ToolResultMessage):
+            # A new message answering this call; the tool's name, metadata and extras kept.
+            return dataclasses.replace(
+                value,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                id=None,  # type: ignore[arg-type]  # None: a new id, and the time now
+                created_at=None,  # type: ignore[arg-type]
+            )
         return ToolResult(call.id, content(value), False, call.name)
     except _Unwritable as exc:
         return _failed(call, exc.reason())
