@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import inspect
 import json
 import sys
@@ -126,7 +127,11 @@ def _async_ns(make: Any, number: int = 2000, repeat: int = 5) -> float:
     async def main() -> float:
         return min([await batch() for _ in range(repeat)])
 
-    return asyncio.run(main())
+    gc.disable()  # as _timing.compare does
+    try:
+        return asyncio.run(main())
+    finally:
+        gc.enable()
 
 
 def bench_toolbox() -> list[Row]:

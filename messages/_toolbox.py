@@ -322,7 +322,10 @@ def prepare(
 ) -> tuple[Tool, ToolCall, dict[str, Any]] | ToolResult:
     """The tool, the call and its checked keyword arguments, or the error result that answers it."""
     if isinstance(call, ToolCall):
-        # hot path: one dict lookup, the schema check, the plan-cached conversion
+        # hot path: one dict lookup, the schema check, the plan-cached conversion.
+        # Measured with callgrind for get_weather (2 arguments): run is ~68k
+        # instructions beside ~5k for the direct call; validate_arguments ~33k,
+        # keyword_arguments ~19k, the ToolResult ~9.5k, this module's own ~1k.
         tool = tools.get(call.name)
         if tool is None:
             return _failed(call, _unknown(tools, call.name))

@@ -13,6 +13,8 @@ import enum
 import functools
 import gc
 import json
+import subprocess
+import sys
 import threading
 import warnings
 from collections.abc import Mapping
@@ -779,6 +781,21 @@ def test_one_toolbox_shared_by_threads_adding_and_running() -> None:
     assert {d.name for d in box.definitions} == {"get_weather"} | {
         f"tool_{n}_{i}" for n in range(8) for i in range(50)
     }
+
+
+def test_a_sync_loop_never_imports_asyncio() -> None:
+    # Import time is latency: the async side (and asyncio, ~15 ms) load with arun only.
+    code = (
+        "import sys, messages\n"
+        "def f(x: int) -> int:\n"
+        "    'F.'\n"
+        "    return x\n"
+        "box = messages.Toolbox([f])\n"
+        "assert box.run(messages.ToolCall('c', 'f', {'x': 1})).content == '1'\n"
+        "print(','.join(m for m in ('asyncio', 'messages._toolbox_async') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
 
 
 def test_toolbox_is_a_top_level_name() -> None:
