@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ._tokens import estimate_tokens
     from ._tool_definition import ToolDefinition
     from ._tool_result import ToolResult
+    from ._toolbox import Toolbox
 
 __version__ = "0.1.0"
 
@@ -71,6 +72,7 @@ __all__ = [
     "ToolDefinition",
     "ToolCallDelta",
     "ToolCallAccumulator",
+    "Toolbox",
     # messages
     "Message",
     "SystemMessage",
@@ -125,6 +127,7 @@ _LAZY = {
     "ToolResult": "._tool_result",
     "ToolCallDelta": "._streaming",
     "ToolCallAccumulator": "._streaming",
+    "Toolbox": "._toolbox",
 }
 
 
