@@ -409,13 +409,12 @@ def _answer_the_rest(
     responses at the front of ``parts``."""
     from ..._repair import UNANSWERED_TEXT  # rare: not loaded by every convert
 
-    firsts: dict[int, int] = {}  # message index -> position of its first call
-    for position, _, i, _ in calls.values():
-        firsts.setdefault(i, position)
+    counts: dict[int, int] = {}  # calls seen per message: ``calls`` is in call order
     for call_id, (position, name, i, send_id) in calls.items():
+        k = counts.get(i, 0)
+        counts[i] = k + 1
         if call_id in answered:
             continue
-        k = position - firsts[i]
         answered.add(call_id)
         fr: dict[str, Any] = {"id": call_id} if send_id else {}
         fr["name"] = name
@@ -630,9 +629,19 @@ def _calls_rest(
     calls, and whether its first call needs the dummy signature; the calls pending."""
     if m.invalid_tool_calls:
         _invalid_calls(m, i, parts, calls, losses, tag)
+    all_calls: list[ToolCall | InvalidToolCall] = [*m.tool_calls, *m.invalid_tool_calls]
     if own:
         _no_args(m, own, parts, start)
-    c0 = m.tool_calls[0] if m.tool_calls else m.invalid_tool_calls[0]
+        order = own.get("call_order")
+        if isinstance(order, (list, tuple)) and sorted(order) == sorted(c.id for c in all_calls):
+            # back in the order they came in (an invalid call before a valid one)
+            by_id = {c.id: (c, part) for c, part in zip(all_calls, parts[start:], strict=True)}
+            base = calls[all_calls[0].id][0]
+            for j, call_id in enumerate(order):
+                calls[call_id] = (base + j, *calls[call_id][1:])
+            all_calls = [by_id[call_id][0] for call_id in order]
+            parts[start:] = [by_id[call_id][1] for call_id in order]
+    c0 = all_calls[0]
     signed[id(parts[start])] = _made_elsewhere(c0, tag) and own.get("calls_unsigned") is not True
     return len(calls)
 

@@ -108,6 +108,8 @@ def _model_content(
         own["text_signature"] = acc.text_signature
     if acc.no_args:
         own["no_args"] = tuple(acc.no_args)
+    if acc.invalid:
+        acc.keep_order(own)
     calls, invalid = acc.calls, acc.invalid
     first = calls[0] if calls else invalid[0] if invalid else None
     if (
@@ -122,8 +124,9 @@ def _model_content(
     content_parts = tuple(acc.parts)
     if calls or invalid:
         acc.check_ids(prefix)
-        pending = [[c.id, c.name, False] for c in calls]
-        pending += [[c.id, c.name, False] for c in invalid]
+        names: dict[str, str | None] = {c.id: c.name for c in calls}
+        names.update((c.id, c.name) for c in invalid)
+        pending = [[call_id, names[call_id], False] for call_id in acc.ids]  # wire order
         return (
             tool_call_message(
                 ToolCallMessage,

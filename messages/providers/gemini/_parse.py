@@ -56,6 +56,7 @@ class Collector:
     __slots__ = (
         "calls",
         "id_seed",
+        "ids",
         "invalid",
         "keys",
         "no_args",
@@ -77,21 +78,43 @@ class Collector:
         self.text_signature: str | None = None
         self.ordinal = 0
         self.no_args: list[str] = []  # ids of calls written without ``args``
+        self.ids: list[str] = []  # the ids of every call, valid or not, in wire order
 
     def part(self, part: Any, prefix: str, pi: int) -> None:
         """Read the part ``prefix[pi]``."""
         if part.__class__ is not dict:
             part = as_mapping(part, f"{prefix}[{pi}]")
+        # hot path: the fields a model part usually has are read inline and counted
+        # off; a path is made, and the part's other fields looked at, only when some
+        # are left (or for an error)
+        n = len(part)
+        sig = None
+        if n > 1:
+            sig = part.get("thoughtSignature")
+            if sig is None:
+                sig = part.get("thought_signature")
+            if sig is not None:
+                if sig.__class__ is not str:
+                    signature(part, f"{prefix}[{pi}]")  # raises, naming the field
+                n -= 1
+                sig = sig or None
         text = part.get("text")
         if text is not None:
             if text.__class__ is not str:
                 raise DecodeError(
                     f"expected a string, got {json_type(text)}", f"{prefix}[{pi}].text"
                 )
-            if len(part) == 1:  # hot path: plain text
-                self.parts.append(text_part(text))
+            thought = part.get("thought") if n > 1 else None
+            if thought is True:
+                self.parts.append(trusted(ReasoningPart, text, sig, False, self.tag))
             else:
-                self.text(part, text, f"{prefix}[{pi}]", pi)
+                self.parts.append(text_part(text))
+                if sig is not None:
+                    self.text_signature = sig
+            if thought is not None:
+                n -= 1
+            if n > 1:
+                self.keep(part, "text", prefix, pi)
             return
         key = "functionCall"
         fc = part.get(key)
@@ -99,35 +122,22 @@ class Collector:
             key = "function_call"
             fc = part.get(key)
         if fc is not None:
-            if len(part) == 1:  # hot path: no signature, no other field
-                self.function_call(fc, prefix, pi, key, None)
-                return
-            path = f"{prefix}[{pi}]"
-            self.function_call(fc, prefix, pi, key, signature(part, path))
-            extra = extra_keys(part, key)
-            if extra:
-                self.keys.append(keys_item(extra, pi, path))
+            self.function_call(fc, prefix, pi, key, sig)
+            if n > 1:
+                self.keep(part, key, prefix, pi)
             return
-        path = f"{prefix}[{pi}]"
-        if part_kind(part) == "":
-            sig = signature(part, path)  # a signature on its own: the text's
+        if part_kind(part) == "" and ("thoughtSignature" in part or "thought_signature" in part):
+            sig = signature(part, f"{prefix}[{pi}]")  # a signature on its own: the text's
             if sig is not None:
                 self.text_signature = sig
-                return
-        self.unknown.append(unknown_item(part, pi, path))
+            return
+        self.unknown.append(unknown_item(part, pi, f"{prefix}[{pi}]"))
 
-    def text(self, part: Mapping[str, Any], text: str, path: str, pi: int) -> None:
-        """A text part with more than its text: a thought, a signature, other fields."""
-        sig = signature(part, path)
-        if part.get("thought") is True:
-            self.parts.append(trusted(ReasoningPart, text, sig, False, self.tag))
-        else:
-            self.parts.append(text_part(text))
-            if sig is not None:
-                self.text_signature = sig
-        extra = extra_keys(part, "text")
+    def keep(self, part: Mapping[str, Any], key: str, prefix: str, pi: int) -> None:
+        """Keep the fields of a part the canonical model has no place for."""
+        extra = extra_keys(part, key)
         if extra:
-            self.keys.append(keys_item(extra, pi, path))
+            self.keys.append(keys_item(extra, pi, f"{prefix}[{pi}]"))
 
     def function_call(self, fc: Any, prefix: str, pi: int, key: str, sig: str | None) -> None:
         """A ``functionCall``: a ToolCall, or an InvalidToolCall when its name breaks the
@@ -165,6 +175,7 @@ class Collector:
             else:
                 problem = f"{prefix}[{pi}].{key}.args: expected an object, got {json_type(args)}"
         call_id = wire_id or derived_id(self.id_seed, ordinal, name, args)
+        self.ids.append(call_id)
         if problem is not None:
             raw = args if args.__class__ is str else raw_json_text({} if args is None else args)
             self.invalid.append(
@@ -196,6 +207,8 @@ class Collector:
         own: dict[str, Any] = {}
         if self.text_signature is not None:
             own["text_signature"] = self.text_signature
+        if self.invalid:
+            self.keep_order(own)
         # hot path: every value here is checked and frozen already (trusted builders)
         extras = own_state(own, self.unknown, self.keys, self.tag)
         metadata = (
@@ -220,6 +233,14 @@ class Collector:
                 extras,
             )
         return message(AssistantMessage, content, None, metadata, extras)
+
+    def keep_order(self, own: dict[str, Any]) -> None:
+        """Keep the wire order of the calls when an invalid one came before a valid one
+        (the message has the valid ones first): formatting puts them back in it, so
+        the signature stays on the first call part, where Gemini looks for it."""
+        ids = self.ids
+        if ids != [c.id for c in self.calls] + [c.id for c in self.invalid]:
+            own["call_order"] = tuple(ids)
 
     def check_ids(self, path: str) -> None:
         """Two calls of one turn with one id cannot be answered apart: a DecodeError."""
@@ -249,11 +270,13 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
         return ChatResponse(
             AssistantMessage(""), FinishReason.ERROR, None, None, error=error_text(error, "error")
         )
-    usage = body.get("usageMetadata")
+    key = "usageMetadata"
+    usage = body.get(key)
     if usage is None:
-        usage = body.get("usage_metadata")
+        key = "usage_metadata"
+        usage = body.get(key)
     if usage is not None:
-        usage = read_usage(usage, spelled(body, "usageMetadata"))
+        usage = read_usage(usage, key)
     # hot path: opt_str only when the value is not a str (it then reports or passes None)
     model = body.get("modelVersion")
     if model.__class__ is not str:

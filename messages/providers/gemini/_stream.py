@@ -515,6 +515,7 @@ class GeminiStream(StreamAccumulator):
         # the id goes with the arguments when it could not be announced with the name
         late_id = None if call.id or call.announced == call_id else call_id
         extras = call_extras(call.sig, self._tag)
+        acc.ids.append(call_id)
         problem = None
         if _NAME_RE.fullmatch(call.name) is None:
             problem = f"{call.where}.name: invalid tool name {ident(call.name)}"

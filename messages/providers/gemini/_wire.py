@@ -284,30 +284,50 @@ def dump_or_empty(value: Any) -> str:
 # -- readers --------------------------------------------------------------------------------
 
 
-def count(u: Mapping[str, Any], key: str, path: str) -> int | None:
-    """A token count of ``usageMetadata`` (either spelling), checked."""
-    value = u.get(key)
-    if value is None:
-        value = u.get(SNAKE[key])
-        if value is None:
-            return None
-    # hot path: a plain non-negative int needs no further checks
-    if value.__class__ is int and value >= 0:
-        return value
-    return opt_int(value, f"{path}.{spelled(u, key)}")
+_USAGE_FIELDS = (
+    "promptTokenCount",
+    "candidatesTokenCount",
+    "thoughtsTokenCount",
+    "totalTokenCount",
+    "cachedContentTokenCount",
+    "toolUsePromptTokenCount",
+)
+_USAGE_SNAKE = tuple(SNAKE[k] for k in _USAGE_FIELDS)
+
+
+def _count(value: Any, path: str) -> int | None:
+    """A token count that is not a plain non-negative int: checked (a float like 3.0 is 3)."""
+    return opt_int(value, path)
 
 
 def read_usage(raw: Any, path: str) -> Usage:
     """A ``usageMetadata`` object as Usage: thoughts count as output (MANIFEST conventions)."""
     u = fast_mapping(raw, path)
-    prompt = count(u, "promptTokenCount", path) or 0
-    candidates = count(u, "candidatesTokenCount", path) or 0
-    thoughts = count(u, "thoughtsTokenCount", path)
-    total = count(u, "totalTokenCount", path)
-    cached = count(u, "cachedContentTokenCount", path)
+    # one spelling per object (a dumped google-genai object has the proto names)
+    keys = (
+        _USAGE_FIELDS
+        if "promptTokenCount" in u or "totalTokenCount" in u or "candidatesTokenCount" in u
+        else _USAGE_SNAKE
+    )
+    # hot path: plain non-negative ints (or absent counts) need no call
+    prompt = u.get(keys[0])
+    if prompt.__class__ is not int or prompt < 0:
+        prompt = _count(prompt, f"{path}.{keys[0]}") or 0
+    candidates = u.get(keys[1])
+    if candidates.__class__ is not int or candidates < 0:
+        candidates = _count(candidates, f"{path}.{keys[1]}") or 0
+    thoughts = u.get(keys[2])
+    if thoughts is not None and (thoughts.__class__ is not int or thoughts < 0):
+        thoughts = _count(thoughts, f"{path}.{keys[2]}")
+    total = u.get(keys[3])
+    if total is not None and (total.__class__ is not int or total < 0):
+        total = _count(total, f"{path}.{keys[3]}")
+    cached = u.get(keys[4])
+    if cached is not None and (cached.__class__ is not int or cached < 0):
+        cached = _count(cached, f"{path}.{keys[4]}")
     output = candidates + (thoughts or 0)
     if total is None:
-        total = prompt + output + (count(u, "toolUsePromptTokenCount", path) or 0)
+        total = prompt + output + (_count(u.get(keys[5]), f"{path}.{keys[5]}") or 0)
     return make_usage(prompt, output, total, cached, None, thoughts)
 
 
