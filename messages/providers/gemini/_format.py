@@ -355,7 +355,7 @@ def _close(
     role: str,
     parts: list[Any],
     nresp: int,
-    positions: list[int],
+    unsent: dict[int, int],
     extra: _Extra | None,
     pieces: int,
     first: int,
@@ -368,11 +368,12 @@ def _close(
     parts back, or take it out when it is empty. Returns _TURN_ENDS when it is a user
     content with more than function responses, _REMOVED when it was taken out."""
     if role == "user" and len(answered) < len(calls):
-        nresp = _answer_the_rest(calls, answered, parts, nresp, positions, losses)
-    if nresp > 1:
-        where = positions[-nresp:]
-        order = sorted(range(nresp), key=where.__getitem__)  # stable: equal stay in order
-        parts[:nresp] = [parts[j] for j in order]
+        nresp = _answer_the_rest(calls, answered, parts, nresp, unsent, losses)
+    if nresp > 1:  # the responses in call order (the sort is stable)
+        responses = parts[:nresp]
+        positions = [_position(part, calls, unsent) for part in responses]
+        order = sorted(range(nresp), key=positions.__getitem__)
+        parts[:nresp] = [responses[j] for j in order]
     if extra is not None:
         for index, part in sorted(extra.unknown, key=_first):
             parts.insert(min(index, len(parts)), part)
@@ -396,12 +397,20 @@ def _close(
     return _REMOVED
 
 
+def _position(
+    part: dict[str, Any], calls: dict[str, tuple[int, str, int, bool]], unsent: dict[int, int]
+) -> int:
+    """The position of the call a response answers (its id, or as noted when it has none)."""
+    call_id = part["functionResponse"].get("id")
+    return calls[call_id][0] if call_id is not None else unsent[id(part)]
+
+
 def _answer_the_rest(
     calls: dict[str, tuple[int, str, int, bool]],
     answered: set[str],
     parts: list[Any],
     nresp: int,
-    positions: list[int],
+    unsent: dict[int, int],
     losses: Losses,
 ) -> int:
     """Answer each call of the model content before this user content that has no
@@ -419,8 +428,10 @@ def _answer_the_rest(
         fr: dict[str, Any] = {"id": call_id} if send_id else {}
         fr["name"] = name
         fr["response"] = {"error": UNANSWERED_TEXT}
-        parts.insert(nresp, {"functionResponse": fr})
-        positions.append(position)
+        part = {"functionResponse": fr}
+        if not send_id:
+            unsent[id(part)] = position
+        parts.insert(nresp, part)
         nresp += 1
         losses.add(
             f"messages[{i}].tool_calls[{k}]",
@@ -453,8 +464,9 @@ def contents(
     out: list[dict[str, Any]] = []
     role = ""  # the role of the open content ("" before the first)
     parts: list[Any] = []  # its parts (out[-1]["parts"]): function responses first
-    nresp = 0  # ... how many (a user content); the call position of each is in
-    positions: list[int] = []  # positions[-nresp:]
+    nresp = 0  # ... how many (a user content)
+    last = -1  # ... the call position of the last one
+    unsent: dict[int, int] = {}  # id(response part) -> call position, for those without an id
     settle = False  # ... whether it needs _close
     extra: _Extra | None = None  # ... its kept parts
     first = 0  # the index of its first message
@@ -487,7 +499,7 @@ def contents(
                     role,
                     parts,
                     nresp if role == "user" else 0,
-                    positions,
+                    unsent,
                     extra,
                     i - first - drops,
                     first,
@@ -508,7 +520,10 @@ def contents(
             else:
                 out.append({"role": r, "parts": (parts := [])})
                 if r == "model":  # a user content after it starts with no responses
-                    calls, answered, nresp = {}, set(), 0
+                    calls = {}  # (a new dict: the last content's may be merged back into)
+                    answered.clear()  # hot path: ~60 ns less than a new set
+                    nresp = 0
+                    last = -1
         own: Mapping[str, Any] = EMPTY
         if m.name is not None or m.extras:
             own = _message_state(m, i, tag, losses)
@@ -532,26 +547,28 @@ def contents(
             pending -= 1
             content = m.content  # type: ignore[attr-defined]
             if content.__class__ is str and not own and found[3]:
-                # hot path: the usual response written inline
-                parts.insert(
-                    nresp,
-                    {
-                        "functionResponse": {
-                            "id": call_id,
-                            "name": found[1],
-                            "response": {"error": content} if m.is_error else {"output": content},  # type: ignore[attr-defined]
-                        }
-                    },
-                )
+                # hot path: the usual response written inline, appended when it goes
+                # last (list.insert costs ~50 ns more than append)
+                part = {
+                    "functionResponse": {
+                        "id": call_id,
+                        "name": found[1],
+                        "response": {"error": content} if m.is_error else {"output": content},  # type: ignore[attr-defined]
+                    }
+                }
+                if nresp == len(parts):
+                    parts.append(part)
+                else:
+                    parts.insert(nresp, part)
             else:
-                extra = _result(m, found, own, parts, nresp, extra, i, losses, tag)  # type: ignore[arg-type]
+                extra = _result(m, found, own, parts, nresp, extra, unsent, i, losses, tag)  # type: ignore[arg-type]
                 if extra is not None:
                     settle = True
                     if extra.moved:
                         turn = len(out)
-            if nresp and found[0] < positions[-1]:
+            if found[0] < last:
                 settle = True  # out of call order: sorted when the content closes
-            positions.append(found[0])
+            last = found[0]
             nresp += 1
         elif kind == _CALLS:
             if own or m.content is not None:  # type: ignore[attr-defined]
@@ -600,7 +617,7 @@ def contents(
             role,
             parts,
             nresp if role == "user" else 0,
-            positions,
+            unsent,
             extra,
             len(messages) - first - drops,
             first,
@@ -653,6 +670,7 @@ def _result(
     parts: list[Any],
     nresp: int,
     extra: _Extra | None,
+    unsent: dict[int, int],
     i: int,
     losses: Losses,
     tag: str,
@@ -669,7 +687,10 @@ def _result(
         _kept_response(fr, own)
     else:
         fr["response"] = {"error": text} if m.is_error else {"output": text}
-    parts.insert(nresp, {"functionResponse": fr})
+    part = {"functionResponse": fr}
+    if not found[3]:
+        unsent[id(part)] = found[0]
+    parts.insert(nresp, part)
     if content.__class__ is not str:
         if extra is None:
             extra = _Extra()

@@ -161,9 +161,12 @@ class Collector:
         problem = None
         frozen: FrozenDict = EMPTY
         # hot path: a name already seen valid is one set lookup, not the regex
-        if name not in known_tool_name and _NAME_RE.fullmatch(name) is None:
-            problem = f"{prefix}[{pi}].{key}.name: invalid tool name {ident(name)}"
-        elif args is not None:
+        if name not in known_tool_name:
+            if _NAME_RE.fullmatch(name) is None:
+                problem = f"{prefix}[{pi}].{key}.name: invalid tool name {ident(name)}"
+            elif len(known_tool_name) < _KNOWN_MAX:
+                known_tool_name.add(name)
+        if args is not None and problem is None:
             if args.__class__ is dict or isinstance(args, Mapping):
                 try:
                     frozen = freeze_mapping(args, "")
@@ -182,9 +185,7 @@ class Collector:
                 InvalidToolCall(call_id, name, raw, problem, call_extras(sig, self.tag))
             )
             return
-        if len(known_tool_name) < _KNOWN_MAX:
-            known_tool_name.add(name)
-        if "args" not in fc:
+        if args is None and "args" not in fc:
             self.no_args.append(call_id)  # written without ``args``: formatted back so
         self.calls.append(tool_call(ToolCall, call_id, name, frozen, call_extras(sig, self.tag)))
 
@@ -244,15 +245,13 @@ class Collector:
 
     def check_ids(self, path: str) -> None:
         """Two calls of one turn with one id cannot be answered apart: a DecodeError."""
-        calls, invalid = self.calls, self.invalid
-        n = len(calls) + len(invalid)
-        if n < 2:
-            return
-        seen: set[str] = set()
-        for call_id in [c.id for c in calls] + [c.id for c in invalid]:
-            if call_id in seen:
-                raise duplicate_id(call_id, path)
-            seen.add(call_id)
+        ids = self.ids
+        if len(ids) > 1 and len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            for call_id in ids:
+                if call_id in seen:
+                    raise duplicate_id(call_id, path)
+                seen.add(call_id)
 
 
 # -- response bodies -------------------------------------------------------------------------

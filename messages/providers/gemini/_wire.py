@@ -93,18 +93,10 @@ _CAMEL_FIELDS = (
     "totalTokenCount",
     "cachedContentTokenCount",
     "toolUsePromptTokenCount",
-    "partMetadata",
-    "videoMetadata",
-    "mediaResolution",
-    "executableCode",
-    "codeExecutionResult",
 )
 
 #: REST (lowerCamelCase) field name -> its proto field name.
 SNAKE: dict[str, str] = {name: _snake(name) for name in _CAMEL_FIELDS}
-
-#: Either spelling of a field -> the REST spelling.
-CAMEL: dict[str, str] = {**{v: k for k, v in SNAKE.items()}, **{k: k for k in SNAKE}}
 
 
 def field(obj: Mapping[str, Any], key: str) -> Any:
@@ -304,30 +296,30 @@ def read_usage(raw: Any, path: str) -> Usage:
     """A ``usageMetadata`` object as Usage: thoughts count as output (MANIFEST conventions)."""
     u = fast_mapping(raw, path)
     # one spelling per object (a dumped google-genai object has the proto names)
-    keys = (
+    prompt_key, candidates_key, thoughts_key, total_key, cached_key, tool_key = (
         _USAGE_FIELDS
         if "promptTokenCount" in u or "totalTokenCount" in u or "candidatesTokenCount" in u
         else _USAGE_SNAKE
     )
     # hot path: plain non-negative ints (or absent counts) need no call
-    prompt = u.get(keys[0])
+    prompt = u.get(prompt_key)
     if prompt.__class__ is not int or prompt < 0:
-        prompt = _count(prompt, f"{path}.{keys[0]}") or 0
-    candidates = u.get(keys[1])
+        prompt = _count(prompt, f"{path}.{prompt_key}") or 0
+    candidates = u.get(candidates_key)
     if candidates.__class__ is not int or candidates < 0:
-        candidates = _count(candidates, f"{path}.{keys[1]}") or 0
-    thoughts = u.get(keys[2])
+        candidates = _count(candidates, f"{path}.{candidates_key}") or 0
+    thoughts = u.get(thoughts_key)
     if thoughts is not None and (thoughts.__class__ is not int or thoughts < 0):
-        thoughts = _count(thoughts, f"{path}.{keys[2]}")
-    total = u.get(keys[3])
+        thoughts = _count(thoughts, f"{path}.{thoughts_key}")
+    total = u.get(total_key)
     if total is not None and (total.__class__ is not int or total < 0):
-        total = _count(total, f"{path}.{keys[3]}")
-    cached = u.get(keys[4])
+        total = _count(total, f"{path}.{total_key}")
+    cached = u.get(cached_key)
     if cached is not None and (cached.__class__ is not int or cached < 0):
-        cached = _count(cached, f"{path}.{keys[4]}")
+        cached = _count(cached, f"{path}.{cached_key}")
     output = candidates + (thoughts or 0)
     if total is None:
-        total = prompt + output + (_count(u.get(keys[5]), f"{path}.{keys[5]}") or 0)
+        total = prompt + output + (_count(u.get(tool_key), f"{path}.{tool_key}") or 0)
     return make_usage(prompt, output, total, cached, None, thoughts)
 
 
