@@ -163,13 +163,13 @@ _USER_PARTS: dict[type, _PartFn] = {
 _MODEL_PARTS: dict[type, _PartFn] = {**_USER_PARTS, ReasoningPart: _reasoning_part}
 
 
-def _part_fn(table: dict[type, _PartFn], p: object) -> _PartFn:
+def _part_fn(table: dict[type, _PartFn], p: object, path: str) -> _PartFn:
     for base in type(p).__mro__:
         fn = table.get(base)
         if fn is not None:
             table[type(p)] = fn
             return fn
-    raise ValidationError(f"cannot format a part of type {type(p).__name__}", "")
+    raise ValidationError(f"cannot format a part of type {type(p).__name__}", path)
 
 
 def _parts(
@@ -177,8 +177,9 @@ def _parts(
 ) -> list[Any]:
     out: list[Any] = []
     for j, p in enumerate(content):
-        fn = table.get(type(p)) or _part_fn(table, p)
-        part = fn(p, f"messages[{i}].content[{j}]", losses, tag)
+        path = f"messages[{i}].content[{j}]"
+        fn = table.get(type(p)) or _part_fn(table, p, path)
+        part = fn(p, path, losses, tag)
         if part is not None:
             out.append(part)
     return out
@@ -801,12 +802,11 @@ def _move_media(
     for j, p in enumerate(content):
         if type(p) is TextPart:
             continue
-        part = (_USER_PARTS.get(type(p)) or _part_fn(_USER_PARTS, p))(
-            p, f"{path}.content[{j}]", losses, tag
-        )
+        where = f"{path}.content[{j}]"
+        part = (_USER_PARTS.get(type(p)) or _part_fn(_USER_PARTS, p, where))(p, where, losses, tag)
         if part is not None:
             losses.add(
-                f"{path}.content[{j}]",
+                where,
                 f"{type(p).__name__} in a tool result",
                 "moved to a user part after the function responses",
             )
