@@ -358,8 +358,8 @@ def _close(
     nresp: int,
     unsent: dict[int, int],
     extra: _Extra | None,
-    pieces: int,
-    first: int,
+    messages: Sequence[Message],
+    end: int,
     calls: dict[str, tuple[int, str, int, bool]],
     answered: set[str],
     losses: Losses,
@@ -383,19 +383,36 @@ def _close(
                 parts[index] = {**parts[index], **keys}
     if parts:
         return _TURN_ENDS if role == "user" and nresp < len(parts) else _KEPT
+    first, users = _span(messages, end, role)
     if role == "model":
         losses.add(
             f"messages[{first}]",
             "empty model content",
             "omitted: Gemini rejects a content without parts",
         )
-    elif pieces:
+    elif users:
         # a user turn with nothing Gemini can carry is kept as one empty text part
         # (the API takes it; a content without parts it rejects)
         parts.append({"text": ""})
         return _TURN_ENDS
     out.pop()  # a model content with nothing, or a user one of dropped results only
     return _REMOVED
+
+
+def _span(messages: Sequence[Message], end: int, role: str) -> tuple[int, bool]:
+    """The index of the first message of the (empty) content whose messages end before
+    ``end``, and whether one of them is a user message (the rest: dropped results)."""
+    first, users = end, False
+    for j in range(end - 1, -1, -1):
+        m = messages[j]
+        known = _KINDS.get(m.__class__)
+        kind = known[0] if known is not None else _kind_of(m, j)[0]
+        if kind == _SYSTEM:
+            continue
+        if _ROLES[kind] != role:
+            break
+        first, users = j, users or kind == _USER
+    return first, users
 
 
 def _position(
@@ -470,8 +487,6 @@ def contents(
     unsent: dict[int, int] = {}  # id(response part) -> call position, for those without an id
     settle = False  # ... whether it needs _close
     extra: _Extra | None = None  # ... its kept parts
-    first = 0  # the index of its first message
-    drops = 0  # ... how many of its messages gave nothing (dropped results)
     merge = False  # the last content was removed: the next one of its role merges back
     # the calls of the latest model content: id -> (position, name sent, message index,
     # whether the id is sent); how many have no result yet
@@ -489,9 +504,6 @@ def contents(
             kind, r = _kind_of(m, i)
             if kind == _SYSTEM:
                 system_role = _system(m, i, role, system, system_role, tag, losses)
-                if role:
-                    drops += 1
-                    settle = True
                 continue
         if r != role:
             if settle or (pending and r == "model"):  # the open content needs settling
@@ -502,8 +514,8 @@ def contents(
                     nresp if role == "user" else 0,
                     unsent,
                     extra,
-                    i - first - drops,
-                    first,
+                    messages,
+                    i,
                     calls,
                     answered,
                     losses,
@@ -513,8 +525,8 @@ def contents(
                 merge = done == _REMOVED
                 settle = False
                 extra = None
-                drops = pending = 0
-            role, first = r, i  # open one of role r
+                pending = 0
+            role = r  # open one of role r
             if merge and out and out[-1]["role"] == r:
                 parts = out[-1]["parts"]  # the content before was removed: merge back
                 merge = False
@@ -541,19 +553,19 @@ def contents(
                     f"tool result with {why}",
                     "dropped: Gemini rejects unpaired responses",
                 )
-                drops += 1
-                settle = True
+                settle = True  # nothing added: the content may be left empty
                 continue
             answered.add(call_id)
             pending -= 1
+            position, name, _, sent = found  # hot path: one unpack, then locals
             content = m.content  # type: ignore[attr-defined]
-            if content.__class__ is str and not own and found[3]:
+            if content.__class__ is str and sent and not own:
                 # hot path: the usual response written inline, appended when it goes
                 # last (list.insert costs ~50 ns more than append)
                 part = {
                     "functionResponse": {
                         "id": call_id,
-                        "name": found[1],
+                        "name": name,
                         "response": {"error": content} if m.is_error else {"output": content},  # type: ignore[attr-defined]
                     }
                 }
@@ -567,9 +579,9 @@ def contents(
                     settle = True
                     if extra.moved:
                         turn = len(out)
-            if found[0] < last:
+            if position < last:
                 settle = True  # out of call order: sorted when the content closes
-            last = found[0]
+            last = position
             nresp += 1
         elif kind == _CALLS:
             if own or m.content is not None:  # type: ignore[attr-defined]
@@ -620,8 +632,8 @@ def contents(
             nresp if role == "user" else 0,
             unsent,
             extra,
-            len(messages) - first - drops,
-            first,
+            messages,
+            len(messages),
             calls,
             answered,
             losses,

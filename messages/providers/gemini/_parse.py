@@ -35,6 +35,7 @@ from ._wire import (
     field,
     finish_reason,
     keys_item,
+    opt_field,
     own_state,
     part_kind,
     read_usage,
@@ -313,12 +314,14 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
     if usage is not None:
         usage = read_usage(usage, key)
     # hot path: opt_str only when the value is not a str (it then reports or passes None)
+    # hot path: a string in the REST spelling is taken as it is; anything else (absent,
+    # the proto spelling, not a string) goes to opt_field
     model = body.get("modelVersion")
     if model.__class__ is not str:
-        model = opt_str(field(body, "modelVersion"), spelled(body, "modelVersion"))
+        model = opt_field(body, "modelVersion", "")
     response_id = body.get("responseId")
     if response_id.__class__ is not str:
-        response_id = opt_str(field(body, "responseId"), spelled(body, "responseId"))
+        response_id = opt_field(body, "responseId", "")
     candidates = body.get("candidates")
     if candidates is not None:
         candidates = fast_list(candidates, "candidates")
@@ -327,9 +330,7 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
     cand = fast_mapping(candidates[0], "candidates[0]")
     raw_finish = cand.get("finishReason")
     if raw_finish.__class__ is not str:
-        raw_finish = opt_str(
-            field(cand, "finishReason"), f"candidates[0].{spelled(cand, 'finishReason')}"
-        )
+        raw_finish = opt_field(cand, "finishReason", "candidates[0]")
     acc = Collector(response_id or "", tag)
     content = cand.get("content")
     if content is not None:

@@ -35,6 +35,7 @@ from ._wire import (
     error_text,
     field,
     finish_reason,
+    opt_field,
     part_kind,
     read_usage,
     signature,
@@ -271,18 +272,21 @@ class GeminiStream(StreamAccumulator):
         if usage is not None:
             # a running snapshot: only the last one counts, so it is read once, at finish
             self._usage = (usage, n, key)
+        # hot path: a string in the REST spelling is taken as it is; anything else
+        # (absent, the proto spelling, not a string) goes to opt_field
         response_id = event.get("responseId")
-        if response_id.__class__ is str:
-            if response_id != self._id:
-                self._set_id(response_id)
-        elif field(event, "responseId") is not None:
-            self._set_id(self._opt(event, "responseId", n))
+        if response_id.__class__ is not str:
+            response_id = opt_field(event, "responseId", f"events[{n}]")
+        if response_id is not None and response_id != self._id:
+            self._set_id(response_id)
         model = event.get("modelVersion")
-        if model.__class__ is str:
+        if model.__class__ is not str:
+            model = opt_field(event, "modelVersion", f"events[{n}]")
+        if model is not None:
             self._model = model
-        elif field(event, "modelVersion") is not None:
-            self._model = self._opt(event, "modelVersion", n)
-        feedback = field(event, "promptFeedback")
+        feedback = event.get("promptFeedback")
+        if feedback is None:
+            feedback = event.get("prompt_feedback")
         if feedback is not None:
             self._feedback(feedback, event, n)
         if candidates.__class__ is not list:
@@ -305,11 +309,13 @@ class GeminiStream(StreamAccumulator):
                 for pi, part in enumerate(parts):
                     self._part(part, n, pi, deltas)
         finish = cand.get("finishReason")
-        if finish.__class__ is str:
+        if finish is None:
+            finish = cand.get("finish_reason")
+        if finish is not None:
+            if finish.__class__ is not str:
+                where = f"events[{n}].candidates[0].{spelled(cand, 'finishReason')}"
+                finish = opt_str(finish, where)
             self._finish = finish
-        elif field(cand, "finishReason") is not None:
-            where = f"events[{n}].candidates[0].{spelled(cand, 'finishReason')}"
-            self._finish = opt_str(field(cand, "finishReason"), where)
         return tuple(deltas)
 
     def _header(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
@@ -328,10 +334,12 @@ class GeminiStream(StreamAccumulator):
         usage = field(event, "usageMetadata")
         if usage is not None:
             self._usage = (usage, n, spelled(event, "usageMetadata"))
-        if field(event, "responseId") is not None:
-            self._set_id(self._opt(event, "responseId", n))
-        if field(event, "modelVersion") is not None:
-            self._model = self._opt(event, "modelVersion", n)
+        response_id = opt_field(event, "responseId", base)
+        if response_id is not None:
+            self._set_id(response_id)
+        model = opt_field(event, "modelVersion", base)
+        if model is not None:
+            self._model = model
         feedback = field(event, "promptFeedback")
         if feedback is not None:
             self._feedback(feedback, event, n)
@@ -344,9 +352,6 @@ class GeminiStream(StreamAccumulator):
             "as another provider's events do",
             f"events[{n}]",
         )
-
-    def _opt(self, event: Mapping[str, Any], key: str, n: int) -> str | None:
-        return opt_str(field(event, key), f"events[{n}].{spelled(event, key)}")
 
     def _set_id(self, response_id: str | None) -> None:
         self._id = response_id

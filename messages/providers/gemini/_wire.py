@@ -110,6 +110,18 @@ def field(obj: Mapping[str, Any], key: str) -> Any:
     return value
 
 
+def opt_field(obj: Mapping[str, Any], key: str, path: str) -> str | None:
+    """A string field in either spelling, or None when absent; DecodeError naming the
+    spelling used when it is something else."""
+    value = obj.get(key)
+    if value is None:
+        value = obj.get(SNAKE[key])
+        if value is None:
+            return None
+    where = spelled(obj, key)
+    return opt_str(value, f"{path}.{where}" if path else where)
+
+
 def spelled(obj: Mapping[str, Any], key: str) -> str:
     """The spelling of ``key`` that ``obj`` uses (for an error path)."""
     if obj.get(key) is None and obj.get(SNAKE[key]) is not None:
