@@ -226,14 +226,15 @@ def _call_state(
     extras: Mapping[str, Any], part: dict[str, Any], path: str, losses: Losses, tag: str
 ) -> None:
     """Put this provider's signature of a call on its part; another's state is a Loss."""
-    for key in extras:
-        if key != tag and is_provider_key(key):
-            losses.add(
-                f"{path}.extras.{key}",
-                f"{key} state of the tool call",
-                f"dropped: only re-sent to {key}",
-            )
     own = extras.get(tag)
+    if own is None or len(extras) > 1:  # hot path: a call with only our state skips this
+        for key in extras:
+            if key != tag and is_provider_key(key):
+                losses.add(
+                    f"{path}.extras.{key}",
+                    f"{key} state of the tool call",
+                    f"dropped: only re-sent to {key}",
+                )
     if isinstance(own, Mapping):
         sig = own.get("thought_signature")
         if type(sig) is str:
@@ -264,9 +265,18 @@ def _function_call(
     fc["name"] = c.name
     fc["args"] = plain_arguments(c.arguments)
     part: dict[str, Any] = {"functionCall": fc}
-    if c.extras:
-        k = next(k for k, x in enumerate(m.tool_calls) if x is c)
-        _call_state(c.extras, part, f"messages[{i}].tool_calls[{k}]", losses, tag)
+    extras = c.extras
+    if extras:
+        own = extras.get(tag)
+        if len(extras) == 1 and isinstance(own, Mapping):
+            # hot path: a call Gemini signed (the first of each of its responses) has
+            # only its own state: no path to make, nothing to report
+            sig = own.get("thought_signature")
+            if type(sig) is str:
+                part["thoughtSignature"] = sig
+        else:
+            k = next(k for k, x in enumerate(m.tool_calls) if x is c)
+            _call_state(extras, part, f"messages[{i}].tool_calls[{k}]", losses, tag)
     return part, sent
 
 

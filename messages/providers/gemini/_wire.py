@@ -10,6 +10,7 @@ from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import dumps_compact, json_type
 from ...errors import DecodeError, ident
+from .. import PROVIDERS
 from .._base import (
     FinishReason,
     Usage,
@@ -219,9 +220,7 @@ def is_provider_key(key: object) -> bool:
     """Whether an extras key holds a provider's state (``name`` or ``name@origin``)."""
     if type(key) is not str:
         return False
-    from .. import PROVIDERS  # the registry, read when met: providers added later count too
-
-    name = key.partition("@")[0]
+    name = key.partition("@")[0]  # the registry is read now: providers added later count
     return name in PROVIDERS or name in _OTHER_NAMES
 
 
