@@ -484,8 +484,9 @@ def contents(
     will need when it closes is noted as it happens (``settle``: responses out of
     call order, kept parts, a message that added nothing; ``pending``: calls not
     answered yet), so closing the usual content costs one test; ``_close`` does the
-    rest. Every statement counts: ~30 run per message of the benchmark conversation
-    (the old fast path ran ~27, the old general path ~60).
+    rest. Every statement counts: on the benchmark conversation this runs ~136
+    bytecodes per message, where the old fast path (plain conversations only) ran ~110
+    and the old general path (everything else) ~255.
     """
     system: list[Any] = []
     system_role: Any = None
