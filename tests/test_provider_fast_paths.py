@@ -1,8 +1,8 @@
 """Provider formatting fast paths give exactly what the general paths give.
 
-Anthropic's and Gemini's ``convert`` first try a fast path for plain
-conversations (text turns, tool calls without extras, paired text results); it
-returns None for anything else and the general path formats the conversation.
+Anthropic's ``convert`` first tries a fast path for plain conversations (text
+turns, tool calls without extras, paired text results); it returns None for
+anything else and the general path formats the conversation (Gemini has one path).
 These tests hold the two to the same body and losses, over generated
 conversations of every shape, and check that the fast path is really taken for
 the plain ones (so the comparison means something).
@@ -28,12 +28,11 @@ from messages import (
 )
 from messages.providers import get_provider
 from messages.providers.anthropic import _fast_body
-from messages.providers.gemini import _fast_contents
 from tests.conversations import any_sequences, conversations
 from tests.strategies import messages as any_messages
 
-PROVIDERS = ("anthropic", "gemini")
-FAST = {"anthropic": _fast_body, "gemini": _fast_contents}
+PROVIDERS = ("anthropic",)
+FAST = {"anthropic": _fast_body}
 
 
 def _same(name: str, ms: list[Message]) -> None:
@@ -81,10 +80,6 @@ UNUSUAL: list[tuple[Any, tuple[str, ...]]] = [
     # an empty result: Anthropic leaves the content out, Gemini sends {"output": ""}
     (lambda ms: [*ms[:3], ToolResultMessage(ms[2].tool_call_ids[1], ""), *ms[4:]], ("anthropic",)),
     (lambda ms: [*ms, AssistantMessage("two"), AssistantMessage("in a row")], PROVIDERS),
-    (
-        lambda ms: [*ms[:2], ToolCallMessage((ToolCall("call_derived_" + "0" * 24, "f"),))],
-        ("gemini",),
-    ),
 ]
 
 
