@@ -78,12 +78,19 @@ from ._base import (
     request_messages,
 )
 from ._chat_completions import (
+    KIND_CALLS,
+    KIND_RESULT,
+    KIND_SYSTEM,
+    KIND_TEXT,
+    KIND_USER,
+    KINDS,
     ToolPairing,
     call_state_losses,
     error_prefixed,
     foreign_event,
     freeze_arguments,
     function_tools,
+    kind_of,
     own_extras,
     parse_arguments,
     parse_function_tools,
@@ -316,12 +323,11 @@ class OllamaProvider(Provider):
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
+            # hot path: the message class picks the writer (see _chat_completions._format)
             try:
-                role = m.role
-            except AttributeError:
-                raise ValidationError(
-                    f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
-                ) from None
+                kind = KINDS[type(m)]
+            except KeyError:
+                kind = kind_of(m, i)
             if m.extras:
                 own_extras(m, tag, i, losses)  # ollama keeps no state of its own
             if m.name is not None:
@@ -329,20 +335,18 @@ class OllamaProvider(Provider):
                     f"messages[{i}].name", "message name", "dropped: ollama messages have no name"
                 )
             c = m.content
-            # hot path: string content written inline, parts in the helpers
-            if role is _USER:
+            # string content is written here, parts in the helpers
+            if kind is KIND_USER:
                 if c.__class__ is str:
                     out.append({"role": "user", "content": c})
                 else:
                     out.append(self._with_parts({"role": "user"}, c, i, losses))
-            elif role is _ASSISTANT:
+            elif kind is KIND_CALLS:
                 if c is None or c.__class__ is str:
                     d: dict[str, Any] = {"role": "assistant", "content": c or ""}
                 else:
                     d = self._assistant_parts(c, i, losses)
-                # hot path: an AssistantMessage has no calls (reading its call
-                # properties costs ~50 ns each)
-                calls: Sequence[ToolCall] = () if m.__class__ is AssistantMessage else m.tool_calls
+                calls: Sequence[ToolCall] = m.tool_calls
                 if calls:
                     wire: list[dict[str, Any]] = []
                     for j, tc in enumerate(calls):
@@ -361,10 +365,10 @@ class OllamaProvider(Provider):
                         else:
                             wire.append({"id": cid, "function": fn})
                     d["tool_calls"] = wire
-                if m.__class__ is not AssistantMessage and m.invalid_tool_calls:
+                if m.invalid_tool_calls:
                     self._invalid_calls(d, m.invalid_tool_calls, len(calls), i, losses, names)
                 out.append(d)
-            elif role is _TOOL:
+            elif kind is KIND_RESULT:
                 d = {"role": "tool"}
                 cid = m.tool_call_id
                 if not (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
@@ -377,17 +381,20 @@ class OllamaProvider(Provider):
                 else:
                     self._tool_content(d, m, i, losses)
                 out.append(d)
-            elif role is _SYSTEM:
+            elif kind is KIND_TEXT:
+                if c.__class__ is str:
+                    out.append({"role": "assistant", "content": c})
+                else:
+                    out.append(self._assistant_parts(c, i, losses))
+            elif kind is KIND_SYSTEM:
                 out.append({"role": "system", "content": c})
-            elif role is _DEVELOPER:
-                out.append({"role": "system", "content": m.text})
+            else:
+                out.append({"role": "system", "content": c})
                 losses.add(
                     f"messages[{i}]",
                     "developer role",
                     "sent as a system message: ollama has no developer role",
                 )
-            else:  # pragma: no cover - MessageRole has five members
-                raise ValidationError("unsupported role", f"messages[{i}].role")
         body: dict[str, Any] = {"messages": out}
         if tools:
             body["tools"] = self.format_tools(tools)
@@ -517,7 +524,6 @@ class OllamaProvider(Provider):
             raise guard_error(exc) from None
 
     def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
-        tag = self.tag
         b = body if body.__class__ is dict else as_mapping(body, "")
         # hot path: opt_str only when a value is not a str (it then reports or passes None)
         model = b.get("model")
@@ -525,7 +531,7 @@ class OllamaProvider(Provider):
             model = opt_str(model, "model")
         if "message" not in b and b.get("error") is not None:
             text, details = read_error(b["error"], "error")
-            message = respond("", None, tag, (), None, None, details)
+            message = respond("", None, self.tag, (), None, None, details)
             return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
         msg = b.get("message")
         if msg.__class__ is not dict:
@@ -545,6 +551,8 @@ class OllamaProvider(Provider):
         if done_reason.__class__ is not str:
             done_reason = opt_str(done_reason, "done_reason")
         usage = _usage(b)
+        # the tag (a property, ~40 ns) only for reasoning, the one thing tagged here
+        tag = self.tag if thinking else ""
         message = respond(text, thinking or None, tag, calls, usage, None, None, invalid)
         finish = _finish(done_reason, bool(calls or invalid))
         return make_response(message, finish, usage, model, (), done_reason)

@@ -17,12 +17,20 @@ from __future__ import annotations
 from ._format import ChatCompletionsFormat
 from ._parse import ChatCompletionsProvider
 from ._readers import (
+    KIND_CALLS,
+    KIND_DEVELOPER,
+    KIND_RESULT,
+    KIND_SYSTEM,
+    KIND_TEXT,
+    KIND_USER,
+    KINDS,
     ToolPairing,
     call_state_losses,
     chat_usage,
     error_prefixed,
     foreign_event,
     freeze_arguments,
+    kind_of,
     own_extras,
     parse_arguments,
     parser,
@@ -37,6 +45,13 @@ from ._stream import ChatCompletionsStream
 from ._tools import function_tools, openai_strict_schema, parse_function_tools
 
 __all__ = [
+    "KINDS",
+    "KIND_CALLS",
+    "KIND_DEVELOPER",
+    "KIND_RESULT",
+    "KIND_SYSTEM",
+    "KIND_TEXT",
+    "KIND_USER",
     "ChatCompletionsFormat",
     "ChatCompletionsProvider",
     "ChatCompletionsStream",
@@ -47,6 +62,7 @@ __all__ = [
     "foreign_event",
     "freeze_arguments",
     "function_tools",
+    "kind_of",
     "openai_strict_schema",
     "own_extras",
     "parse_arguments",

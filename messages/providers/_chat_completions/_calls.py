@@ -23,20 +23,20 @@ from ..._json import json_type
 from ..._part_codec import object_text
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
-from .._base import as_list, as_mapping, freeze_decoded, raw_json_text
+from .._base import Provider, as_list, as_mapping, freeze_decoded, raw_json_text
 from ._readers import freeze_arguments, parse_arguments, unique_ids
 
 __all__ = ["read_calls", "read_legacy_call"]
 
 
 def read_calls(
-    raw: object, path: str, seed: str, tag: str
+    raw: object, path: str, seed: str, provider: Provider
 ) -> tuple[list[ToolCall], list[InvalidToolCall]]:
     """A ``tool_calls`` array: (valid calls, invalid calls), ids unique across both.
 
     ``seed`` makes the ids derived for calls the wire left without one (the response
-    id or model; ``request\\x1f<index>`` for a stored conversation), ``tag`` is the
-    provider tag that kept entries of other call types are filed under.
+    id or model; ``request\\x1f<index>`` for a stored conversation); entries of other
+    call types are kept under the ``provider``'s tag.
     """
     items = raw if raw.__class__ is list else as_list(raw, path)
     calls: list[ToolCall] = []
@@ -47,7 +47,7 @@ def read_calls(
         if fn.__class__ is not dict:
             kind = tc.get("type")
             if fn is None and kind.__class__ is str and kind != "function":
-                invalid.append(_kept_entry(tc, kind, f"{path}[{j}]", seed, j, tag))
+                invalid.append(_kept_entry(tc, kind, f"{path}[{j}]", seed, j, provider.tag))
                 continue
             fn = as_mapping(fn, f"{path}[{j}].function")
         name = fn.get("name")

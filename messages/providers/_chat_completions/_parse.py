@@ -107,7 +107,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         # hot path: exact-class checks first (x.__class__, ~15 ns less than type(x));
         # what is not the usual type goes to a reader, which builds the path then.
-        tag = self.tag
+        # The tag (a property, ~40 ns) is read only for what is tagged.
         b = body if body.__class__ is dict else as_mapping(body, "")
         model = b.get("model")
         if model is not None and model.__class__ is not str:
@@ -118,7 +118,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
                 # {"error": {...}}, or vLLM's flat {"object": "error", "message": ...}
                 err = b.get("error")
                 text, details = read_error(b, "") if err is None else read_error(err, "error")
-                message = respond("", None, tag, (), None, None, details)
+                message = respond("", None, self.tag, (), None, None, details)
                 return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
             if not as_list(choices, "choices"):
                 raise DecodeError("no choices: the response carries no message", "choices")
@@ -144,7 +144,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
                 opt_str(refusal, "choices[0].message.refusal")
             if refusal:
                 own["refusal"] = refusal
-        refusal = own.get("refusal") or None
+            else:
+                refusal = own.get("refusal")  # a refusal part of the content, if any
+        elif own:
+            refusal = own.get("refusal")
         audio = msg.get("audio")
         if audio is not None:  # an audio answer (id, data, expires_at, transcript)
             own["audio"] = as_mapping(audio, "choices[0].message.audio")
@@ -153,17 +156,18 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             reasoning = thinking or None
         else:
             reasoning = (reasoning_of(msg, "choices[0].message") or "") + thinking or None
-        seed = resp_id or model or ""
         raw_calls = msg.get("tool_calls")
         calls: Sequence[ToolCall] = ()
         invalid: Sequence[InvalidToolCall] = ()
         if raw_calls:
-            calls, invalid = read_calls(raw_calls, "choices[0].message.tool_calls", seed, tag)
+            path = "choices[0].message.tool_calls"
+            calls, invalid = read_calls(raw_calls, path, resp_id or model or "", self)
         elif raw_calls is not None and raw_calls.__class__ is not list:
             as_list(raw_calls, "choices[0].message.tool_calls")
         elif msg.get("function_call") is not None:
             # The deprecated single ``function_call`` (finish_reason "function_call").
-            c = read_legacy_call(msg["function_call"], "choices[0].message.function_call", seed, 0)
+            path = "choices[0].message.function_call"
+            c = read_legacy_call(msg["function_call"], path, resp_id or model or "", 0)
             if isinstance(c, InvalidToolCall):
                 invalid = (c,)
             else:
@@ -176,6 +180,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
                 opt_str(raw_finish, "choices[0].finish_reason")
             finish = FINISH.get(raw_finish, FinishReason.OTHER)
         usage = chat_usage(b.get("usage"), "usage")
+        tag = self.tag if reasoning or own else ""
         message = respond(
             text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid
         )
@@ -250,7 +255,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         invalid: Sequence[InvalidToolCall] = ()
         raw_calls = m.get("tool_calls")
         if raw_calls is not None:
-            calls, invalid = read_calls(raw_calls, f"{path}.tool_calls", seed, tag)
+            calls, invalid = read_calls(raw_calls, f"{path}.tool_calls", seed, self)
         legacy = m.get("function_call")
         if not calls and not invalid and legacy is not None:
             # The deprecated single ``function_call``: one call with a derived id,

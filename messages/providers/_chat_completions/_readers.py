@@ -19,7 +19,15 @@ from ..._build import message, tool_call_message
 from ..._frozen import EMPTY, FrozenDict, freeze, thaw
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import json_type, loads
-from ..._message import AssistantMessage, Message, ToolCallMessage
+from ..._message import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+)
 from ..._part_codec import object_text
 from ..._parts import ContentPart, ReasoningPart
 from ..._repair import UNANSWERED_TEXT
@@ -44,6 +52,13 @@ from .._base import (
 
 __all__ = [
     "ERROR_PREFIX",
+    "KINDS",
+    "KIND_CALLS",
+    "KIND_DEVELOPER",
+    "KIND_RESULT",
+    "KIND_SYSTEM",
+    "KIND_TEXT",
+    "KIND_USER",
     "FINISH",
     "IS_ERROR_RULE",
     "NO_DELTAS",
@@ -56,6 +71,7 @@ __all__ = [
     "freeze_arguments",
     "keep_keys",
     "keep_unknown",
+    "kind_of",
     "own_extras",
     "parse_arguments",
     "parser",
@@ -202,6 +218,35 @@ def chat_usage(raw: object, path: str) -> Usage | None:
     elif details is not None and details.__class__ is not dict:
         as_mapping(details, f"{path}.completion_tokens_details")
     return make_usage(inp, out, total, cached, None, reasoning)
+
+
+# -- message kinds --------------------------------------------------------------------------
+
+#: What formats a message, by class: user and assistant turns first (they end a turn of
+#: calls), then results, then instructions.
+KIND_USER, KIND_TEXT, KIND_CALLS, KIND_RESULT, KIND_SYSTEM, KIND_DEVELOPER = range(6)
+
+#: Message class -> kind; ``kind_of`` adds user-defined subclasses as it meets them.
+KINDS: dict[type, int] = {
+    UserMessage: KIND_USER,
+    AssistantMessage: KIND_TEXT,
+    ToolCallMessage: KIND_CALLS,
+    ToolResultMessage: KIND_RESULT,
+    SystemMessage: KIND_SYSTEM,
+    DeveloperMessage: KIND_DEVELOPER,
+}
+
+
+def kind_of(m: object, i: int) -> int:
+    """The kind of a message of a user-defined subclass (looked up once per class, up
+    to 64 classes); ValidationError when ``m`` is not a message."""
+    for base in type(m).__mro__:
+        kind = KINDS.get(base)
+        if kind is not None:
+            if len(KINDS) < 64:
+                KINDS[type(m)] = kind
+            return kind
+    raise ValidationError(f"expected a Message, got {type(m).__name__}", f"messages[{i}]")
 
 
 # -- builders of checked values (see _build) ------------------------------------------------
