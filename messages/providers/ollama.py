@@ -195,19 +195,22 @@ def _calls(
         name = fn.get("name")
         args = fn.get("arguments")
         call_id = tc.get("id")
-        # hot path: a known name and arguments given as an object of JSON values are
-        # built here; anything else, and every error, goes to _call with what was read.
-        if name.__class__ is str and name in known_tool_name and args.__class__ is dict:
+        # hot path: arguments given as an object are frozen once, here; with a known
+        # name the call is built here too. Anything else, and every error, goes to
+        # _call with what was read and frozen (or why it could not be).
+        frozen: FrozenDict | None = None
+        failed: ValidationError | None = None
+        if args.__class__ is dict:
             try:
                 frozen = freeze_mapping(args, "")
-            except ValidationError:
-                pass
-            else:
+            except ValidationError as exc:  # what JSON cannot hold (NaN from a lenient decoder)
+                failed = exc
+            if frozen is not None and name.__class__ is str and name in known_tool_name:
                 if call_id.__class__ is not str or not call_id:
                     call_id = _call_id(call_id, f"{path}[{j}]", seed, start + j, name, frozen)
                 calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, None))
                 continue
-        c = _call(name, args, call_id, f"{path}[{j}]", seed, start + j)
+        c = _call(name, args, frozen, failed, call_id, f"{path}[{j}]", seed, start + j)
         if isinstance(c, InvalidToolCall):
             invalid.append(c)
         else:
@@ -225,9 +228,17 @@ def _call_id(call_id: object, where: str, seed: str, k: int, name: str, frozen: 
 
 
 def _call(
-    name: object, args: object, call_id: object, where: str, seed: str, k: int
+    name: object,
+    args: object,
+    frozen: FrozenDict | None,
+    failed: ValidationError | None,
+    call_id: object,
+    where: str,
+    seed: str,
+    k: int,
 ) -> ToolCall | InvalidToolCall:
-    """One call from its fields as read (the usual case aside)."""
+    """One call from its fields as read (the usual case aside); ``frozen`` / ``failed``:
+    arguments given as an object, frozen or why they could not be (None when not tried)."""
     if name.__class__ is not str or not name:
         raise DecodeError("tool name is required (a non-empty string)", f"{where}.function.name")
     assert isinstance(name, str)
@@ -235,23 +246,25 @@ def _call(
         raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
     raw: str | None = None  # the arguments text, when the wire sent text
     problem: str | None = None
-    frozen: FrozenDict = EMPTY
-    if isinstance(args, Mapping):
+    path = f"{where}.function.arguments"
+    if failed is not None:
+        problem = str(DecodeError(failed.message, failed.at(path).path))
+    elif frozen is not None:
+        pass
+    elif isinstance(args, Mapping):
         try:
-            frozen = freeze_arguments(args, f"{where}.function.arguments")
+            frozen = freeze_arguments(args, path)
         except DecodeError as exc:  # what JSON cannot hold (NaN from a lenient decoder)
             problem = str(exc)
     elif args.__class__ is str:
         # The server sends objects; a string (an OpenAI habit) is read if it is one.
         raw = args
         try:
-            frozen = parse_arguments(raw, f"{where}.function.arguments")
+            frozen = parse_arguments(raw, path)
         except DecodeError as exc:
             problem = str(exc)
     elif args is not None:
-        raise DecodeError(
-            f"expected an object, got {json_type(args)}", f"{where}.function.arguments"
-        )
+        raise DecodeError(f"expected an object, got {json_type(args)}", path)
     if name not in known_tool_name:
         try:
             check_tool_name(name)
@@ -261,6 +274,8 @@ def _call(
         text = raw if raw is not None else raw_json_text(args) if args is not None else ""
         bad_id = call_id or derive_call_id(DERIVED_ID_PREFIX, seed, k, name, "invalid")
         return InvalidToolCall(bad_id, name, text, problem)
+    if frozen is None:
+        frozen = EMPTY
     if not call_id:
         call_id = derive_call_id(DERIVED_ID_PREFIX, seed, k, name, raw or dumps_compact(frozen))
     return tool_call(ToolCall, call_id, name, frozen, EMPTY, raw)

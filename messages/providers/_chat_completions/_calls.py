@@ -24,7 +24,7 @@ from ..._part_codec import object_text
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
 from .._base import Provider, as_list, as_mapping, freeze_decoded, raw_json_text
-from ._readers import freeze_arguments, parse_arguments, unique_ids
+from ._readers import freeze_arguments, text_arguments, unique_ids
 
 __all__ = ["read_calls", "read_legacy_call"]
 
@@ -53,22 +53,22 @@ def read_calls(
         name = fn.get("name")
         call_id = tc.get("id")
         args = fn.get("arguments")
-        # hot path: a known name, an id and arguments that are exactly the text of a
-        # JSON object are built here (~0.2 us less per call); anything else, and
-        # every error, goes to _call with the values already read.
+        # hot path: arguments that are exactly the text of a JSON object are scanned
+        # once, here (the C scanner, see _part_codec); with a known name and an id the
+        # call is built here too (~0.2 us less per call). Anything else, and every
+        # error, goes to _call with what was read and scanned.
+        frozen = object_text(args) if args.__class__ is str else None
         if (
-            name.__class__ is str
+            frozen is not None
+            and name.__class__ is str
             and name in known_tool_name
             and call_id.__class__ is str
             and call_id
-            and args.__class__ is str
         ):
-            frozen = object_text(args)
-            if frozen is not None:
-                calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, args))
-                continue
+            calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, args))
+            continue
         where = f"{path}[{j}]"
-        c = _call(name, call_id, args, where, f"{where}.function", seed, j)
+        c = _call(name, call_id, args, frozen, where, f"{where}.function", seed, j)
         if isinstance(c, InvalidToolCall):
             invalid.append(c)
         else:
@@ -77,11 +77,20 @@ def read_calls(
 
 
 def _call(
-    name: object, call_id: object, args: object, where: str, fn: str, seed: str, j: int | str
+    name: object,
+    call_id: object,
+    args: object,
+    scanned: FrozenDict | None,
+    where: str,
+    fn: str,
+    seed: str,
+    j: int | str,
 ) -> ToolCall | InvalidToolCall:
     """One call from its fields as read (the usual case aside): normalised, invalid, or a
-    DecodeError for what is broken beyond a model's mistake. ``where`` is the call's
-    path, ``fn`` the path of the object holding its name and arguments."""
+    DecodeError for what is broken beyond a model's mistake. ``scanned`` is what
+    ``object_text`` made of text arguments (None: not exactly an object's text);
+    ``where`` is the call's path, ``fn`` the path of the object holding its name and
+    arguments."""
     if name.__class__ is not str:
         if name is None:
             raise DecodeError("tool name is required (a string)", f"{fn}.name")
@@ -96,10 +105,13 @@ def _call(
     raw = raw_args  # the text an invalid call keeps
     problem: str | None = None
     if raw_args is not None:
-        try:
-            frozen = parse_arguments(raw_args, f"{fn}.arguments")
-        except DecodeError as exc:
-            problem = str(exc)
+        if scanned is not None:
+            frozen = scanned
+        else:
+            try:
+                frozen = text_arguments(raw_args, f"{fn}.arguments")
+            except DecodeError as exc:
+                problem = str(exc)
     elif isinstance(args, Mapping):
         # an object instead of its text (some servers); one that JSON cannot hold
         # (NaN from a lenient decoder) is invalid, kept as a lenient encoder writes it
@@ -148,4 +160,6 @@ def _kept_entry(
 def read_legacy_call(raw: object, path: str, seed: str, j: int | str) -> ToolCall | InvalidToolCall:
     """A deprecated ``function_call`` object: one call, its id derived (the wire has none)."""
     fc = as_mapping(raw, path)
-    return _call(fc.get("name"), None, fc.get("arguments"), path, path, seed, j)
+    args = fc.get("arguments")
+    scanned = object_text(args) if args.__class__ is str else None
+    return _call(fc.get("name"), None, args, scanned, path, path, seed, j)

@@ -151,11 +151,13 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = msg.get("audio")
         if audio is not None:  # an audio answer (id, data, expires_at, transcript)
             own["audio"] = as_mapping(audio, "choices[0].message.audio")
-        # hot path: most responses carry neither reasoning key
-        if msg.get("reasoning") is None and msg.get("reasoning_content") is None:
-            reasoning = thinking or None
-        else:
-            reasoning = (reasoning_of(msg, "choices[0].message") or "") + thinking or None
+        # ``reasoning`` (current vLLM, Groq), else the legacy ``reasoning_content``
+        reasoning = msg.get("reasoning")
+        if reasoning is None:
+            reasoning = msg.get("reasoning_content")
+        if reasoning is not None and reasoning.__class__ is not str:
+            reasoning_of(msg, "choices[0].message")  # raises, naming the key
+        reasoning = (reasoning or "") + thinking or None
         raw_calls = msg.get("tool_calls")
         calls: Sequence[ToolCall] = ()
         invalid: Sequence[InvalidToolCall] = ()

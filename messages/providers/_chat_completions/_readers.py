@@ -82,6 +82,7 @@ __all__ = [
     "says_error",
     "stream_delta",
     "thinking_text",
+    "text_arguments",
     "tool_call_delta",
     "unique_ids",
 ]
@@ -135,14 +136,16 @@ def req_str(value: object, path: str) -> str:
     raise DecodeError(f"expected a string, got {json_type(value)}", path)
 
 
-def parse_arguments(raw: str, where: str | Callable[[], str]) -> FrozenDict:
-    """Tool arguments from a JSON string (blank means ``{}``); DecodeError otherwise.
-
-    ``where`` may be a function giving the path, so the success path builds no string.
-    """
+def parse_arguments(raw: str, where: str) -> FrozenDict:
+    """Tool arguments from a JSON string (blank means ``{}``); DecodeError otherwise."""
     frozen = object_text(raw)  # hot path: the C scanner directly (see _part_codec)
-    if frozen is not None:
-        return frozen
+    return frozen if frozen is not None else text_arguments(raw, where)
+
+
+def text_arguments(raw: str, where: str) -> FrozenDict:
+    """Arguments text that is not exactly a JSON object's (``object_text`` gave None):
+    blank means ``{}``, an object with space around it is read, anything else is a
+    DecodeError at ``where``."""
     if not raw or raw.isspace():
         return EMPTY
     try:
@@ -151,7 +154,7 @@ def parse_arguments(raw: str, where: str | Callable[[], str]) -> FrozenDict:
             raise DecodeError(f"arguments must be a JSON object, got {json_type(value)}")
         frozen = cast("FrozenDict", freeze(value))
     except MessageError as exc:
-        raise DecodeError(exc.message, where if isinstance(where, str) else where()) from None
+        raise DecodeError(exc.message, where) from None
     return frozen
 
 
