@@ -13,14 +13,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from messages import (
-    AssistantMessage,
     DecodeError,
     DeveloperMessage,
     InvalidToolCall,
@@ -30,7 +29,6 @@ from messages import (
     ToolCall,
     ToolCallMessage,
     ToolResultMessage,
-    UserMessage,
     from_dict,
     to_dict,
 )
@@ -41,6 +39,7 @@ from tests.conversations import any_sequences, conversations
 from tests.provider_fidelity import run_stream
 from tests.strategies import messages as any_messages
 from tests.strategies import tool_call_lists
+from tests.subclass_copies import same_as_subclasses
 
 CHAT = ("openai", "groq", "vllm")
 FAMILY = (*CHAT, "ollama")
@@ -633,60 +632,11 @@ def test_a_stream_of_content_chunks_keeps_unknown_chunks() -> None:
 # -- subclasses of the message classes format like their base ---------------------------------
 
 
-class _System(SystemMessage):
-    __slots__ = ()
-
-
-class _Developer(DeveloperMessage):
-    __slots__ = ()
-
-
-class _User(UserMessage):
-    __slots__ = ()
-
-
-class _Assistant(AssistantMessage):
-    __slots__ = ()
-
-
-class _Calls(ToolCallMessage):
-    __slots__ = ()
-
-
-class _Result(ToolResultMessage):
-    __slots__ = ()
-
-
-_SUB = {
-    SystemMessage: _System,
-    DeveloperMessage: _Developer,
-    UserMessage: _User,
-    AssistantMessage: _Assistant,
-    ToolCallMessage: _Calls,
-    ToolResultMessage: _Result,
-}
-
-
-def _as_subclass(m: Message) -> Message:
-    sub: Any = object.__new__(_SUB[type(m)])
-    sub.__setstate__(cast(Any, m).__getstate__())
-    return cast(Message, sub)
-
-
-def _same_as_subclasses(name: str, ms: list[Message]) -> None:
-    p = get_provider(name)
-    subs = [_as_subclass(m) for m in ms]
-    assert [type(s).__mro__[1] for s in subs] == [type(m) for m in ms]
-    base, sub = p.convert(ms), p.convert(subs)
-    assert base.body == sub.body
-    assert base.losses == sub.losses
-
-
 @pytest.mark.parametrize("name", FAMILY)
 @settings(max_examples=60, deadline=None)
 @given(ms=st.one_of(conversations(), any_sequences(), st.lists(any_messages, max_size=8)))
 def test_subclasses_format_like_their_base(name: str, ms: list[Message]) -> None:
-    _same_as_subclasses(name, ms)
+    same_as_subclasses(name, ms)
 
 
 @pytest.mark.parametrize("name", FAMILY)
@@ -694,4 +644,4 @@ def test_a_conversation_with_invalid_calls_formats_like_its_subclass_copy(name: 
     ms = get_provider("openai").parse_messages(
         _fixture("openai/adversarial/request_malformed_tool_calls.json")
     )
-    _same_as_subclasses(name, ms)
+    same_as_subclasses(name, ms)

@@ -10,7 +10,7 @@ the plain ones (so the comparison means something).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from messages import (
     AssistantMessage,
-    DeveloperMessage,
     Message,
     SystemMessage,
     ToolCall,
@@ -31,6 +30,7 @@ from messages.providers.anthropic import _fast_body
 from messages.providers.gemini import _fast_contents
 from tests.conversations import any_sequences, conversations
 from tests.strategies import messages as any_messages
+from tests.subclass_copies import same_as_subclasses
 
 PROVIDERS = ("anthropic", "gemini")
 FAST = {"anthropic": _fast_body, "gemini": _fast_contents}
@@ -136,61 +136,12 @@ def test_messages_with_every_field_match(name: str, ms: list[Message]) -> None:
 # -- every provider: subclasses (which skip every inline branch) format like their base ---
 
 
-class _System(SystemMessage):
-    __slots__ = ()
-
-
-class _Developer(DeveloperMessage):
-    __slots__ = ()
-
-
-class _User(UserMessage):
-    __slots__ = ()
-
-
-class _Assistant(AssistantMessage):
-    __slots__ = ()
-
-
-class _Calls(ToolCallMessage):
-    __slots__ = ()
-
-
-class _Result(ToolResultMessage):
-    __slots__ = ()
-
-
-_SUB = {
-    SystemMessage: _System,
-    DeveloperMessage: _Developer,
-    UserMessage: _User,
-    AssistantMessage: _Assistant,
-    ToolCallMessage: _Calls,
-    ToolResultMessage: _Result,
-}
-
-
-def _as_subclass(m: Message) -> Message:
-    sub: Any = object.__new__(_SUB[type(m)])
-    sub.__setstate__(cast(Any, m).__getstate__())
-    return sub  # type: ignore[no-any-return]
-
-
 ALL = ("anthropic", "gemini")  # the chat-completions family: test_provider_chat_family
-
-
-def _same_as_subclasses(name: str, ms: list[Message]) -> None:
-    p = get_provider(name)
-    subs = [_as_subclass(m) for m in ms]
-    assert [type(s).__mro__[1] for s in subs] == [type(m) for m in ms]
-    inline, general = p.convert(ms), p.convert(subs)
-    assert inline.body == general.body
-    assert inline.losses == general.losses
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_plain_conversation_formats_like_its_subclass_copy(name: str) -> None:
-    _same_as_subclasses(name, plain())
+    same_as_subclasses(name, plain())
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -199,4 +150,4 @@ def test_plain_conversation_formats_like_its_subclass_copy(name: str) -> None:
 def test_generated_conversations_format_like_their_subclass_copies(
     name: str, ms: list[Message]
 ) -> None:
-    _same_as_subclasses(name, ms)
+    same_as_subclasses(name, ms)

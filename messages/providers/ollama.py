@@ -52,22 +52,18 @@ from .._part_codec import object_text
 from .._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from .._role import MessageRole
 from .._tool_call import InvalidToolCall, ToolCall
-from ..errors import DecodeError, MessageError, ValidationError, ident
+from ..errors import DecodeError, ValidationError, ident
 from ._base import (
-    GUARDED_ERRORS,
     ChatResponse,
-    Conversion,
     CountingStream,
     FinishReason,
     Loss,
     Losses,
-    Provider,
     StreamAccumulator,
     StreamDelta,
     Usage,
     as_list,
     as_mapping,
-    format_error,
     guard_error,
     make_response,
     make_usage,
@@ -84,6 +80,7 @@ from ._chat_completions import (
     KIND_TEXT,
     KIND_USER,
     KINDS,
+    FormattingProvider,
     ToolPairing,
     call_state_losses,
     error_prefixed,
@@ -297,7 +294,7 @@ def _images(raw: object, path: str) -> list[ImagePart]:
     return images
 
 
-class OllamaProvider(Provider):
+class OllamaProvider(FormattingProvider):
     """Ollama ``/api/chat``."""
 
     name = "ollama"
@@ -315,18 +312,6 @@ class OllamaProvider(Provider):
         return function_tools(tools, openai_strict=False)
 
     # -- formatting -----------------------------------------------------------------
-
-    def convert(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
-        """Format a request and list every loss instead of warning."""
-        try:
-            body, losses = self._format(messages, tools)
-        except MessageError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise format_error(exc) from None
-        return Conversion(body, tuple(losses))
 
     def _format(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()

@@ -21,15 +21,10 @@ from ..._frozen import EMPTY, thaw
 from ..._message import Message, ToolResultMessage
 from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from ..._tool_call import InvalidToolCall, ToolCall
-from ...errors import MessageError
 from .._base import (
-    GUARDED_ERRORS,
-    Conversion,
     Loss,
     Losses,
     LossWarning,
-    Provider,
-    format_error,
     kept_unknown,
     key_items,
 )
@@ -43,6 +38,7 @@ from ._readers import (
     KIND_USER,
     KINDS,
     UNANSWERED,
+    FormattingProvider,
     call_state_losses,
     error_prefixed,
     kind_of,
@@ -63,7 +59,7 @@ _USER, _TEXT, _CALLS, _RESULT, _SYSTEM = KIND_USER, KIND_TEXT, KIND_CALLS, KIND_
 _TOOL_NAME_RULE: Final = "dropped: tool messages carry no name (the call is named by its id)"
 
 
-class ChatCompletionsFormat(Provider):
+class ChatCompletionsFormat(FormattingProvider):
     """The chat-completions request format; a dialect sets the rules below."""
 
     name = "openai"
@@ -92,18 +88,6 @@ class ChatCompletionsFormat(Provider):
         for loss in losses.items:
             warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=2)
         return out
-
-    def convert(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
-        """Format a request and list every loss instead of warning."""
-        try:
-            body, losses = self._format(messages, tools)
-        except MessageError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise format_error(exc) from None
-        return Conversion(body, tuple(losses))
 
     def _format(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()

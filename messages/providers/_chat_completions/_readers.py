@@ -11,8 +11,9 @@ format its stream reads.
 from __future__ import annotations
 
 import functools
+from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from ... import _build
 from ..._build import message, tool_call_message
@@ -37,12 +38,17 @@ from ...errors import DecodeError, MessageError, ValidationError, ident
 from .. import PROVIDERS
 from .._base import (
     DROP_OTHER_REASONING,
+    GUARDED_ERRORS,
+    Conversion,
     FinishReason,
+    Loss,
     Losses,
+    Provider,
     StreamDelta,
     Usage,
     as_mapping,
     foreign_state_losses,
+    format_error,
     guard_error,
     kept_unknown,
     key_items,
@@ -50,8 +56,12 @@ from .._base import (
     opt_int,
 )
 
+if TYPE_CHECKING:
+    from ..._tool_definition import ToolDefinition
+
 __all__ = [
     "ERROR_PREFIX",
+    "FormattingProvider",
     "KINDS",
     "KIND_CALLS",
     "KIND_DEVELOPER",
@@ -221,6 +231,32 @@ def chat_usage(raw: object, path: str) -> Usage | None:
     elif details is not None and details.__class__ is not dict:
         as_mapping(details, f"{path}.completion_tokens_details")
     return make_usage(inp, out, total, cached, None, reasoning)
+
+
+# -- the providers of the family ---------------------------------------------------------
+
+
+class FormattingProvider(Provider):
+    """A provider whose ``_format`` writes the body and lists the losses in one pass;
+    ``convert`` wraps them (``format_request`` warns per loss, see ``Provider``)."""
+
+    def convert(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> Conversion:
+        """Format a request and list every loss instead of warning."""
+        try:
+            body, losses = self._format(messages, tools)
+        except MessageError:
+            raise
+        except GUARDED_ERRORS as exc:
+            raise format_error(exc) from None
+        return Conversion(body, tuple(losses))
+
+    @abstractmethod
+    def _format(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+    ) -> tuple[dict[str, Any], Sequence[Loss]]:
+        """The request body and the losses."""
 
 
 # -- message kinds --------------------------------------------------------------------------
