@@ -400,6 +400,24 @@ def test_a_response_of_only_invalid_calls_is_a_tool_call_message_holding_them() 
     assert [c.id for c in r.invalid_tool_calls] == ["c1"]
 
 
+@pytest.mark.parametrize("name", FAMILY)
+def test_an_empty_tool_name_is_an_invalid_call_and_a_missing_one_a_decode_error(name: str) -> None:
+    p = get_provider(name)
+
+    def body(fn: dict[str, Any]) -> dict[str, Any]:
+        call = {"id": "c1", "function": fn}
+        if name == "ollama":
+            return {"message": {"role": "assistant", "content": "", "tool_calls": [call]}}
+        return {"choices": [{"message": {"role": "assistant", "tool_calls": [call]}}]}
+
+    args: Any = {} if name == "ollama" else "{}"
+    (bad,) = p.parse_response(body({"name": "", "arguments": args})).invalid_tool_calls
+    assert (bad.id, bad.name, bad.raw_arguments) == ("c1", "", "{}")
+    with pytest.raises(DecodeError) as info:
+        p.parse_response(body({"arguments": args}))
+    assert info.value.path.endswith("tool_calls[0].function.name")
+
+
 # -- identifiers in errors, never content ---------------------------------------------------
 
 

@@ -236,8 +236,9 @@ def _call(
 ) -> ToolCall | InvalidToolCall:
     """One call from its fields as read (the usual case aside); ``frozen`` / ``failed``:
     arguments given as an object, frozen or why they could not be (None when not tried)."""
-    if name.__class__ is not str or not name:
-        raise DecodeError("tool name is required (a non-empty string)", f"{where}.function.name")
+    if name.__class__ is not str:
+        what = "required" if name is None else f"a string, got {json_type(name)}"
+        raise DecodeError(f"tool name is {what}", f"{where}.function.name")
     assert isinstance(name, str)
     if call_id is not None and call_id.__class__ is not str:
         raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
@@ -571,7 +572,9 @@ class OllamaProvider(FormattingProvider):
             m = as_mapping(raw, path)
             role = m.get("role")
             if not isinstance(role, str):
-                raise DecodeError("role is required (a string)", f"{path}.role")
+                raise DecodeError(
+                    f"role is required (a string), got {json_type(role)}", f"{path}.role"
+                )
             try:
                 out.append(self._decode(role, m, path, i, pairing))
             except ValidationError as exc:

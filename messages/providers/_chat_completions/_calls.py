@@ -92,9 +92,8 @@ def _call(
     ``where`` is the call's path, ``fn`` the path of the object holding its name and
     arguments."""
     if name.__class__ is not str:
-        if name is None:
-            raise DecodeError("tool name is required (a string)", f"{fn}.name")
-        raise DecodeError(f"expected a string, got {json_type(name)}", f"{fn}.name")
+        what = "required" if name is None else f"a string, got {json_type(name)}"
+        raise DecodeError(f"tool name is {what}", f"{fn}.name")
     raw_args = args if args.__class__ is str else None
     if call_id is None or call_id == "":
         call_id = derive_call_id(DERIVED_ID_PREFIX, seed, j, name, raw_args or "")

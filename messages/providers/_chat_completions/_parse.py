@@ -205,7 +205,9 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             m = as_mapping(raw, path)
             role = m.get("role")
             if not isinstance(role, str):
-                raise DecodeError("role is required (a string)", f"{path}.role")
+                raise DecodeError(
+                    f"role is required (a string), got {json_type(role)}", f"{path}.role"
+                )
             decoder = _DECODERS.get(role)
             if decoder is None:
                 raise DecodeError(
