@@ -155,9 +155,12 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         reasoning = msg.get("reasoning")
         if reasoning is None:
             reasoning = msg.get("reasoning_content")
-        if reasoning is not None and reasoning.__class__ is not str:
-            reasoning_of(msg, "choices[0].message")  # raises, naming the key
-        reasoning = (reasoning or "") + thinking or None
+        if reasoning is None:
+            reasoning = thinking or None
+        else:
+            if reasoning.__class__ is not str:
+                reasoning_of(msg, "choices[0].message")  # raises, naming the key
+            reasoning = reasoning + thinking or None
         raw_calls = msg.get("tool_calls")
         calls: Sequence[ToolCall] = ()
         invalid: Sequence[InvalidToolCall] = ()
