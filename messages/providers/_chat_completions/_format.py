@@ -107,6 +107,7 @@ class ChatCompletionsFormat(FormattingProvider):
         # system/developer messages met between a call and its results: sent after
         # the results (the API wants the tool messages right after the call)
         held: list[dict[str, Any]] | None = None
+        d: dict[str, Any]
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
@@ -117,22 +118,54 @@ class ChatCompletionsFormat(FormattingProvider):
                 kind = KINDS[type(m)]
             except KeyError:
                 kind = kind_of(m, i)
-            if kind is not _RESULT:
-                if open_calls is not None and kind < _RESULT:
-                    # a user or assistant turn: the calls left waiting get error results
-                    self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses)
-                    open_calls = None
-                if open_calls is None:
-                    # the results are complete: the media moved out of them, then
-                    # the system messages held back, in their order
-                    if moved is not None:
-                        out.append({"role": "user", "content": moved})
-                        moved = None
-                    if held is not None:
-                        out.extend(held)
-                        held = None
             name = m.name
             own = EMPTY if not m.extras else own_extras(m, tag, i, losses)
+            # hot path: results first, the most frequent messages of a tool loop
+            if kind is _RESULT:
+                cid = m.tool_call_id
+                if pairs:
+                    # hot path: results usually come in the calls' order; no set, no dict
+                    k = len(answered)
+                    if open_calls is None or cid in answered:
+                        paired = False
+                    elif k < len(open_calls) and open_calls[k].id == cid:
+                        paired = True
+                    else:
+                        paired = _is_open(cid, open_calls, open_invalid)
+                    if not paired:
+                        losses.add(
+                            f"messages[{i}]",
+                            "tool result that answers no open call",
+                            f"dropped: {self.name} rejects a tool message without its call",
+                        )
+                        continue
+                    answered.append(cid)
+                    if k + 1 == open_count:  # the last of the turn's results
+                        open_calls = None
+                if name is not None:
+                    losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
+                c = m.content
+                if c.__class__ is str and not m.is_error:
+                    out.append({"role": "tool", "tool_call_id": cid, "content": c})
+                    continue
+                d, extra = self._tool(m, i, losses, own)
+                out.append(d)
+                if extra:
+                    moved = extra if moved is None else moved + extra
+                continue
+            if open_calls is not None and kind < _RESULT:
+                # a user or assistant turn: the calls left waiting get error results
+                self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses)
+                open_calls = None
+            if open_calls is None:
+                # the results are complete: the media moved out of them, then the
+                # system messages held back, in their order
+                if moved is not None:
+                    out.append({"role": "user", "content": moved})
+                    moved = None
+                if held is not None:
+                    out.extend(held)
+                    held = None
             # string content is written here, parts and opaque state in the helpers
             if kind is _USER:
                 c = m.content
@@ -143,7 +176,7 @@ class ChatCompletionsFormat(FormattingProvider):
             elif kind is _CALLS:
                 c = m.content
                 if c is None or c.__class__ is str:
-                    d: dict[str, Any] = {"role": "assistant", "content": c or None}
+                    d = {"role": "assistant", "content": c or None}
                 else:
                     d = self._assistant_parts(c, True, i, losses)
                 if own:
@@ -169,38 +202,6 @@ class ChatCompletionsFormat(FormattingProvider):
                 if pairs and (calls or bad):
                     open_calls, open_invalid, open_at, answered = calls, bad, i, []
                     open_count = len(calls) + len(bad) if bad else len(calls)
-            elif kind is _RESULT:
-                cid = m.tool_call_id
-                if pairs:
-                    # hot path: results usually come in the calls' order; no set, no dict
-                    k = len(answered)
-                    if open_calls is None or cid in answered:
-                        paired = False
-                    elif k < len(open_calls) and open_calls[k].id == cid:
-                        paired = True
-                    else:
-                        paired = _is_open(cid, open_calls, open_invalid)
-                    if not paired:
-                        losses.add(
-                            f"messages[{i}]",
-                            "tool result that answers no open call",
-                            f"dropped: {self.name} rejects a tool message without its call",
-                        )
-                        continue
-                    answered.append(cid)
-                    if len(answered) == open_count:
-                        open_calls = None
-                if name is not None:
-                    losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
-                c = m.content
-                if c.__class__ is str and not m.is_error:
-                    out.append({"role": "tool", "tool_call_id": cid, "content": c})
-                    continue
-                d, extra = self._tool(m, i, losses, own)
-                out.append(d)
-                if extra:
-                    moved = extra if moved is None else moved + extra
-                continue
             elif kind is _TEXT:
                 c = m.content
                 if c.__class__ is str:
