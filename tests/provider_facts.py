@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from messages import ImagePart, Message, ToolResultMessage
+from messages import ImagePart, InvalidToolCall, Message, ToolResultMessage
 from messages.providers import ChatResponse
 
 
@@ -64,6 +64,8 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
             assert g["id"] == e["id"]
         else:
             assert g["id"]  # generated
+    if "invalid_tool_calls" in expected:
+        compare_invalid(m.invalid_tool_calls, expected["invalid_tool_calls"])
     if "images" in expected:
         imgs = images_facts(m)
         assert len(imgs) == len(expected["images"])
@@ -85,6 +87,16 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
             else:
                 assert g.text == e.get("data", e.get("text"))
             assert g.signature == e.get("signature")
+
+
+def compare_invalid(got: Sequence[InvalidToolCall], expected: Sequence[dict[str, Any]]) -> None:
+    """Invalid calls: ``{id (null when the wire has none), name, raw_arguments}`` each, in order."""
+    assert len(got) == len(expected), (got, expected)
+    for g, e in zip(got, expected, strict=True):
+        assert (g.name, g.raw_arguments) == (e["name"], e["raw_arguments"])
+        if e.get("id") is not None:
+            assert g.id == e["id"]
+        assert g.id and g.error
 
 
 def result_json(m: Message) -> Any:
@@ -135,6 +147,8 @@ def compare_response(r: ChatResponse, expected: dict[str, Any]) -> None:
             assert _plain(g.arguments) == e["arguments"]
             if e.get("id") is not None:
                 assert g.id == e["id"]
+    if "invalid_tool_calls" in expected:
+        compare_invalid(r.invalid_tool_calls, expected["invalid_tool_calls"])
     if "finish_reason" in expected:
         assert r.finish_reason.value == expected["finish_reason"]
     if "provider_finish_reason" in expected:

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from messages import DecodeError, ImagePart, Message, ToolDefinition
 from messages.providers import ChatResponse, FinishReason, Provider, StreamDelta
-from messages.providers._chat_completions import is_derived_id
+from messages.providers._base import is_derived_id
 from tests.provider_facts import compare_messages, compare_response
 
 Entry = dict[str, Any]

@@ -10,7 +10,7 @@ the plain ones (so the comparison means something).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from messages import (
     AssistantMessage,
-    DeveloperMessage,
     Message,
     SystemMessage,
     ToolCall,
@@ -30,6 +29,7 @@ from messages.providers import get_provider
 from messages.providers.anthropic import _fast_body
 from tests.conversations import any_sequences, conversations
 from tests.strategies import messages as any_messages
+from tests.subclass_copies import same_as_subclasses
 
 PROVIDERS = ("anthropic",)
 FAST = {"anthropic": _fast_body}
@@ -128,93 +128,15 @@ def test_messages_with_every_field_match(name: str, ms: list[Message]) -> None:
     _same(name, ms)
 
 
-# -- Ollama: the inline branches of convert() against its general branches ---------------
-
-
-def _same_ollama(ms: list[Message], monkeypatch: pytest.MonkeyPatch) -> None:
-    from messages.providers import ollama
-
-    p: Any = get_provider("ollama")
-    inline = p.convert(ms)
-    with monkeypatch.context() as patched:
-        patched.setattr(ollama, "_FAST_TYPES", frozenset())
-        general = p.convert(ms)
-    assert inline.body == general.body
-    assert inline.losses == general.losses
-
-
-def test_ollama_plain_conversation_matches(monkeypatch: pytest.MonkeyPatch) -> None:
-    ms = plain()
-    ms.insert(3, ToolCallMessage((ToolCall("call_derived_" + "0" * 24, "f", {}),)))
-    ms.insert(4, ToolResultMessage("call_derived_" + "0" * 24, "ok", tool_name="f"))
-    _same_ollama(ms, monkeypatch)
-
-
-@settings(max_examples=100, deadline=None)
-@given(ms=st.one_of(conversations(), any_sequences(), st.lists(any_messages, max_size=8)))
-def test_ollama_generated_conversations_match(ms: list[Message]) -> None:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _same_ollama(ms, monkeypatch)
-
-
 # -- every provider: subclasses (which skip every inline branch) format like their base ---
 
 
-class _System(SystemMessage):
-    __slots__ = ()
-
-
-class _Developer(DeveloperMessage):
-    __slots__ = ()
-
-
-class _User(UserMessage):
-    __slots__ = ()
-
-
-class _Assistant(AssistantMessage):
-    __slots__ = ()
-
-
-class _Calls(ToolCallMessage):
-    __slots__ = ()
-
-
-class _Result(ToolResultMessage):
-    __slots__ = ()
-
-
-_SUB = {
-    SystemMessage: _System,
-    DeveloperMessage: _Developer,
-    UserMessage: _User,
-    AssistantMessage: _Assistant,
-    ToolCallMessage: _Calls,
-    ToolResultMessage: _Result,
-}
-
-
-def _as_subclass(m: Message) -> Message:
-    sub: Any = object.__new__(_SUB[type(m)])
-    sub.__setstate__(cast(Any, m).__getstate__())
-    return sub  # type: ignore[no-any-return]
-
-
-ALL = ("openai", "groq", "vllm", "ollama", "anthropic", "gemini")
-
-
-def _same_as_subclasses(name: str, ms: list[Message]) -> None:
-    p = get_provider(name)
-    subs = [_as_subclass(m) for m in ms]
-    assert [type(s).__mro__[1] for s in subs] == [type(m) for m in ms]
-    inline, general = p.convert(ms), p.convert(subs)
-    assert inline.body == general.body
-    assert inline.losses == general.losses
+ALL = ("anthropic", "gemini")  # the chat-completions family: test_provider_chat_family
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_plain_conversation_formats_like_its_subclass_copy(name: str) -> None:
-    _same_as_subclasses(name, plain())
+    same_as_subclasses(name, plain())
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -223,4 +145,4 @@ def test_plain_conversation_formats_like_its_subclass_copy(name: str) -> None:
 def test_generated_conversations_format_like_their_subclass_copies(
     name: str, ms: list[Message]
 ) -> None:
-    _same_as_subclasses(name, ms)
+    same_as_subclasses(name, ms)

@@ -25,17 +25,13 @@ from messages import (
     ToolDefinition,
     ToolResultMessage,
     ValidationError,
+    from_dict,
+    to_dict,
 )
 from messages._repair import UNANSWERED_TEXT
 from messages.providers import ChatResponse, FinishReason, LossWarning, Usage, get_provider
-from messages.providers._base import build_assistant
-from messages.providers._chat_completions import (
-    is_derived_id,
-    new_response,
-    new_usage,
-    openai_strict_schema,
-    respond,
-)
+from messages.providers._base import build_assistant, is_derived_id, make_response, make_usage
+from messages.providers._chat_completions import openai_strict_schema, respond
 from tests.conftest import SECRET, fixture_entries, load_fixture
 from tests.provider_facts import unknown_blocks
 from tests.provider_fidelity import (
@@ -577,8 +573,16 @@ def test_a_repeated_call_id_is_an_invalid_call_and_the_rest_parses(arguments: st
     assert r.text == "text"
     assert [(c.id, c.name) for c in r.tool_calls] == [("a", "f"), ("b", "f")]
     [bad] = r.invalid_tool_calls
-    assert (bad.id, bad.name, bad.raw_arguments) == ("a", "g", arguments)
+    assert (bad.name, bad.raw_arguments) == ("g", arguments)
+    # the repeat gets an id of its own: ids stay unique across the message's calls,
+    # so the message is valid and can be answered, stored and loaded again
+    assert is_derived_id(bad.id)
     assert bad.error.startswith("choices[0].message.tool_calls")
+    assert "'a'" in bad.error
+    assert from_dict(to_dict(r.message)) == r.message
+    assert P.parse_response(_response({"content": "text", "tool_calls": calls})) == r
+    sent = P.convert([r.message]).body["messages"][0]["tool_calls"]
+    assert [c["id"] for c in sent] == ["a", "b", bad.id]
 
 
 def test_an_arguments_object_json_cannot_hold_is_an_invalid_call() -> None:
@@ -653,8 +657,8 @@ def test_parse_messages_accepts_a_bare_list_with_list_paths() -> None:
         ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u", "detail": "max"}}]}], "messages[0].content[0].image_url.url"),
         ([{"role": "user", "content": [{"type": "file", "file": {}}]}], "messages[0].content[0].file"),
         ([{"role": "user", "content": [{"text": "x"}]}], "messages[0].content[0].type"),
-        ([{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{"}}]}], "messages[0].tool_calls[0].function.arguments"),
-        ([{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f f"}}]}], "messages[0].tool_calls[0].function.name"),
+        ([{"role": "assistant", "tool_calls": [{"id": "a", "function": {"arguments": "{}"}}]}], "messages[0].tool_calls[0].function.name"),
+        ([{"role": "assistant", "tool_calls": [{"id": 1, "function": {"name": "f"}}]}], "messages[0].tool_calls[0].id"),
         ([{"role": "user", "content": "x", "name": 3}], "messages[0].name"),
     ],
 )  # fmt: skip
@@ -860,10 +864,10 @@ def test_respond_builds_what_build_assistant_builds(
 
 
 def test_fast_usage_and_response_equal_the_dataclasses() -> None:
-    assert new_usage(1, 2, 3, 4, None, 5) == Usage(1, 2, 3, 4, None, 5)
+    assert make_usage(1, 2, 3, 4, None, 5) == Usage(1, 2, 3, 4, None, 5)
     message = Message.assistant("x")
     usage = Usage(1, 2, 3)
-    fast = new_response(message, FinishReason.STOP, usage, "m", (), "stop", None, "id", None)
+    fast = make_response(message, FinishReason.STOP, usage, "m", (), "stop", None, "id", None)
     assert fast == ChatResponse(
         message, FinishReason.STOP, usage, "m", (), "stop", None, "id", None
     )
@@ -923,10 +927,17 @@ def test_legacy_function_call_and_function_role_are_imported() -> None:
     assert sent[2] == {"role": "tool", "tool_call_id": call.id, "content": "18C"}
 
 
-def test_legacy_function_call_with_bad_arguments_names_the_path() -> None:
+def test_legacy_function_call_with_bad_arguments_is_an_invalid_call() -> None:
+    (m,) = P.parse_messages(
+        [{"role": "assistant", "function_call": {"name": "f", "arguments": "{"}}]
+    )
+    assert isinstance(m, ToolCallMessage) and m.tool_calls == ()
+    (bad,) = m.invalid_tool_calls
+    assert (bad.name, bad.raw_arguments) == ("f", "{")
+    assert bad.error.startswith("[0].function_call.arguments")
     with pytest.raises(DecodeError) as info:
-        P.parse_messages([{"role": "assistant", "function_call": {"name": "f", "arguments": "{"}}])
-    assert info.value.path == "[0].function_call.arguments"
+        P.parse_messages([{"role": "assistant", "function_call": {"arguments": "{}"}}])
+    assert info.value.path == "[0].function_call.name"
 
 
 def test_unanswered_calls_get_an_error_result_and_orphan_results_are_dropped() -> None:

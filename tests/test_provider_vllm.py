@@ -117,16 +117,28 @@ def test_legacy_reasoning_content_stream() -> None:
     assert (r.reasoning, r.text) == ("a", "b")
 
 
-@pytest.mark.parametrize("provider", [None, "vllm", "groq", "ollama"])
-def test_plain_reasoning_is_sent_back_as_reasoning(provider: str | None) -> None:
+def test_its_own_reasoning_is_sent_back_as_reasoning() -> None:
     call = ToolCall("chatcmpl-tool-1", "f", {})
-    m = Message.assistant([ReasoningPart("because", provider=provider)], [call])
+    m = Message.assistant([ReasoningPart("because", provider="vllm")], [call])
     conversion = P.convert([m])
     assert conversion.losses == ()
     wire = conversion.body["messages"][0]
     assert wire["reasoning"] == "because"
     assert "reasoning_content" not in wire
     assert wire["content"] is None
+
+
+@pytest.mark.parametrize("provider", [None, "groq", "ollama", "openai", "vllm@other"])
+def test_reasoning_of_any_other_origin_is_a_loss(provider: str | None) -> None:
+    # unsigned reasoning is tied to where it came from, like signed reasoning
+    call = ToolCall("chatcmpl-tool-1", "f", {})
+    m = Message.assistant([ReasoningPart("because", provider=provider)], [call])
+    conversion = P.convert([m])
+    assert "reasoning" not in conversion.body["messages"][0]
+    (loss,) = conversion.losses
+    assert loss.path == "messages[0].content[0]"
+    assert loss.what == f"reasoning from {provider or 'an unnamed provider'}"
+    assert "because" not in str(loss)
 
 
 @pytest.mark.parametrize(

@@ -992,9 +992,13 @@ MALFORMED: list[tuple[str, str, str, Any, str]] = [
      "messages[0].content[0].type"),
     ("request", "openai", "name_number", {"messages": [{"role": "user", "content": "x", "name": 3}]},
      "messages[0].name"),
-    ("request", "openai", "bad_arguments",
+    ("request", "openai", "call_name_number",
      {"messages": [{"role": "assistant", "content": None, "tool_calls": [
-         {"id": OK_CALL, "type": "function", "function": {"name": "f", "arguments": "{"}}]}]},
+         {"id": OK_CALL, "type": "function", "function": {"name": 5, "arguments": "{}"}}]}]},
+     "messages[0].tool_calls[0].function.name"),
+    ("request", "ollama", "ollama_arguments_number",
+     {"messages": [{"role": "assistant", "content": "", "tool_calls": [
+         {"function": {"name": "f", "arguments": 3}}]}]},
      "messages[0].tool_calls[0].function.arguments"),
     ("request", "openai", "tool_content_missing",
      {"messages": [{"role": "tool", "tool_call_id": OK_CALL}]}, "messages[0].content"),
@@ -1002,10 +1006,6 @@ MALFORMED: list[tuple[str, str, str, Any, str]] = [
      {"messages": [{"role": "user", "content": "x", "images": [1]}]}, "messages[0].images[0]"),
     ("request", "ollama", "ollama_tool_name_number",
      {"messages": [{"role": "tool", "content": "x", "tool_name": 1}]}, "messages[0].tool_name"),
-    ("request", "ollama", "ollama_arguments_invalid_string",
-     {"messages": [{"role": "assistant", "content": "", "tool_calls": [
-         {"function": {"name": "f", "arguments": "{"}}]}]},
-     "messages[0].tool_calls[0].function.arguments"),
 ]  # fmt: skip
 
 

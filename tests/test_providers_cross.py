@@ -25,7 +25,7 @@ from messages import (
     ToolResultMessage,
 )
 from messages.providers import ChatResponse, FinishReason, LossWarning, get_provider
-from messages.providers._chat_completions import is_derived_id
+from messages.providers._base import is_derived_id
 from tests.conftest import fixture_entries, load_fixture
 
 OPENAI = get_provider("openai")
@@ -96,14 +96,18 @@ def test_openai_to_ollama_to_vllm_and_back_ends_as_a_valid_history() -> None:
     history.add(r2.message)
     history.add(Message.user("And tomorrow?"))
 
-    # 3. Continue on vLLM: Ollama's thinking is plain reasoning, replayed as `reasoning`.
+    # 3. Continue on vLLM: Ollama's thinking goes back to Ollama only (a loss here).
     conversion = VLLM.convert(history.messages())
-    assert conversion.losses == ()
+    assert [(loss.path, loss.what) for loss in conversion.losses] == [
+        ("messages[5].content[0]", "reasoning from ollama")
+    ]
     wire = conversion.body["messages"]
-    assert wire[5]["reasoning"] == r2.reasoning
-    assert VLLM.parse_messages(conversion.body)[5].reasoning == (
-        ReasoningPart(r2.reasoning, provider="vllm"),
-    )
+    assert "reasoning" not in wire[5]
+    assert wire[5]["content"] == r2.text
+    assert VLLM.parse_messages(conversion.body)[5].reasoning == ()
+    # ... and the whole conversation still goes back to Ollama with it
+    wire = OLLAMA.convert(history.messages()).body["messages"]
+    assert wire[5]["thinking"] == r2.reasoning
     r3 = VLLM.parse_response(_fixture("vllm/response_tool_calls_parallel.json"))
     assert len(r3.tool_calls) == 2
     history.add(r3.message)
@@ -118,9 +122,10 @@ def test_openai_to_ollama_to_vllm_and_back_ends_as_a_valid_history() -> None:
     history.add(r4.message)
     _answer(history, r4.message)
 
-    # 5. Finish on vLLM: the derived ids are ordinary ids there.
+    # 5. Finish on vLLM: the derived ids are ordinary ids there (Ollama's thinking
+    # is still a loss, and the only one).
     conversion = VLLM.convert(history.messages())
-    assert conversion.losses == ()
+    assert [loss.path for loss in conversion.losses] == ["messages[5].content[0]"]
     sent = conversion.body["messages"]
     assert [c["id"] for c in sent[-3]["tool_calls"]] == ids
     assert sorted(m["tool_call_id"] for m in sent[-2:]) == sorted(ids)
@@ -148,7 +153,11 @@ def test_reasoning_crossing_into_openai_chat_is_reported() -> None:
     assert loss.path == "messages[2].content[0]"
     with pytest.warns(LossWarning):
         OPENAI.format_request(ms)
-    assert GROQ.convert(ms).body["messages"][2]["reasoning"] == r.reasoning
+    conversion = GROQ.convert(ms)
+    assert "reasoning" not in conversion.body["messages"][2]
+    assert [(loss.path, loss.what) for loss in conversion.losses] == [
+        ("messages[2].content[0]", "reasoning from ollama")
+    ]
 
 
 @pytest.mark.parametrize("target", ["openai", "groq", "vllm", "ollama", "openai_responses"])

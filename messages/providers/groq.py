@@ -1,22 +1,23 @@
 """Groq's OpenAI-compatible chat endpoint.
 
 Differences from OpenAI: reasoning (``reasoning_format=parsed``) comes as
-``reasoning`` and is sent back the same way; ``developer`` messages are sent as
-``system``; user content takes text and images only (audio and file parts are
-dropped, a loss); tool definitions carry no ``strict`` flag. Streams send each
-tool call whole (several per delta) and put usage in ``x_groq.usage`` on the
-last chunk (a top-level ``usage`` wins when both are present); an error arrives
-as a top-level ``{"error": ...}`` object or as ``x_groq.error``. A 400 body with
-``code: tool_use_failed`` parses to a response with finish_reason ERROR whose
+``reasoning`` and Groq's own is sent back the same way (the assistant message
+parameter documents it); ``developer`` messages are sent as ``system``; user
+content takes text and images only (audio and file parts are dropped, a loss);
+tool definitions carry no ``strict`` flag. Streams send each tool call whole
+(several per delta) and put usage in ``x_groq.usage`` on the last chunk (a
+top-level ``usage`` wins when both are present); an error arrives as a top-level
+``{"error": ...}`` object or as ``x_groq.error``. A 400 body with ``code:
+tool_use_failed`` parses to a response with finish_reason ERROR whose
 ``message.metadata["error"]`` keeps ``code`` and ``failed_generation``.
 """
 
 from __future__ import annotations
 
-from ._base import StreamAccumulator, as_mapping
+from ._base import as_mapping
 from ._chat_completions import ChatCompletionsProvider, ChatCompletionsStream, chat_usage
 
-__all__ = ["PROVIDER", "GroqProvider"]
+__all__ = ["PROVIDER", "GroqProvider", "GroqStream"]
 
 
 class GroqStream(ChatCompletionsStream):
@@ -45,10 +46,7 @@ class GroqProvider(ChatCompletionsProvider):
     audio_input = False
     file_input = False
     strict_tools = False
-
-    def stream(self) -> StreamAccumulator:
-        """A fresh accumulator for one streamed response."""
-        return GroqStream(self.name)
+    stream_class = GroqStream
 
 
 PROVIDER = GroqProvider()

@@ -6,20 +6,26 @@ Differences from chat completions that shape the rules here:
   ``data:`` prefix): an image URL cannot be sent (dropped, a loss); decoding
   sniffs the media type from the magic bytes (``application/octet-stream``
   when unknown). Audio and file parts cannot be sent (dropped, a loss).
-* ``tool_calls[].function.arguments`` is a JSON object, never a string.
+* ``tool_calls[].function.arguments`` is a JSON object, never a string. An
+  invalid call (arguments that are not a JSON object, a name that breaks the
+  rule) is kept with the message like a valid one; sent back, its raw name goes
+  with its arguments when they are an object, else with ``{}`` (a loss).
 * Call ids are optional: the documented shape has none, the current server
   sets ``call_xxxxxxxx`` and accepts ``tool_call_id`` on tool messages. A call
   without an id gets a stable derived id (``call_derived_…``); derived ids are
   not sent back, and tool results are then matched by ``tool_name`` and order.
   Importing a conversation pairs id-less tool messages the same way, so each
   result carries its call's derived id.
-* ``thinking`` carries plain reasoning text both ways.
+* ``thinking`` carries Ollama's own reasoning text both ways (reasoning from
+  anywhere else is a loss).
 * ``done_reason`` ``stop`` (or missing on ``done: true``) is STOP, or TOOL_CALLS
   when the message has calls (``load`` / ``unload``, sent when a request only
   loads or unloads the model, are STOP too); ``length`` is LENGTH; usage is
   ``prompt_eval_count`` / ``eval_count``, a missing count meaning 0.
 * ``developer`` messages are sent as ``system``; ``is_error`` is sent as an
   ``Error:`` prefix (both losses).
+* A stream line has ``message``, ``done`` or ``error``; anything else (an OpenAI
+  chunk, a Gemini chunk) is another provider's stream, a DecodeError.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from .._build import tool_call
+from .._fields import check_tool_name, known_tool_name
 from .._frozen import EMPTY, FrozenDict, freeze_mapping
 from .._ids import DERIVED_ID_PREFIX, derive_call_id
-from .._json import dumps_compact
+from .._json import dumps_compact, json_type
 from .._message import (
     AssistantMessage,
     DeveloperMessage,
@@ -41,60 +48,62 @@ from .._message import (
     ToolResultMessage,
     UserMessage,
 )
+from .._part_codec import object_text
 from .._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from .._role import MessageRole
 from .._tool_call import InvalidToolCall, ToolCall
-from ..errors import DecodeError, MessageError, ValidationError
+from ..errors import DecodeError, ValidationError, ident
 from ._base import (
-    GUARDED_ERRORS,
     ChatResponse,
-    Conversion,
     CountingStream,
     FinishReason,
+    Loss,
     Losses,
-    Provider,
     StreamAccumulator,
     StreamDelta,
     Usage,
     as_list,
     as_mapping,
-    format_error,
     guard_error,
+    make_response,
+    make_usage,
     opt_int,
     opt_str,
     plain_arguments,
     raw_json_text,
     request_messages,
-    unique_calls,
 )
 from ._chat_completions import (
-    _GOOD_NAMES,
+    KIND_CALLS,
+    KIND_RESULT,
+    KIND_SYSTEM,
+    KIND_TEXT,
+    KIND_USER,
+    KINDS,
+    FormattingProvider,
     ToolPairing,
-    args_path,
     call_state_losses,
-    check_unique_ids,
     error_prefixed,
+    foreign_event,
     freeze_arguments,
     function_tools,
-    guarded,
-    is_derived_id,
-    new_response,
-    new_usage,
+    kind_of,
     own_extras,
     parse_arguments,
     parse_function_tools,
+    parser,
     read_error,
     reasoning_to_send,
     respond,
     stream_delta,
     tool_call_delta,
-    tool_name_ok,
+    unique_ids,
 )
 
 if TYPE_CHECKING:
     from .._tool_definition import ToolDefinition
 
-__all__ = ["PROVIDER", "OllamaProvider", "OllamaStream", "sniff_image_type"]
+__all__ = ["PROVIDER", "UNKNOWN_IMAGE_TYPE", "OllamaProvider", "OllamaStream", "sniff_image_type"]
 
 _SYSTEM = MessageRole.SYSTEM
 _DEVELOPER = MessageRole.DEVELOPER
@@ -128,17 +137,11 @@ def sniff_image_type(data: str) -> str:
 
 
 _STOP_REASONS: Final = frozenset(("stop", "load", "unload"))
-
-# The classes convert() writes out inline (see there), and their wire roles.
-_FAST_ROLES: Final[dict[type, str]] = {
-    UserMessage: "user",
-    AssistantMessage: "assistant",
-    SystemMessage: "system",
-    ToolCallMessage: "assistant",
-    ToolResultMessage: "tool",
-}
-_FAST_TYPES: Final = frozenset(_FAST_ROLES)
-_DERIVED_LEN: Final = len(DERIVED_ID_PREFIX) + 24  # see is_derived_id
+_DERIVED_LEN: Final = len(DERIVED_ID_PREFIX) + 24  # see _base.is_derived_id
+_READS: Final = "/api/chat lines (with message, done or error)"
+_IS_ERROR_RULE: Final = (
+    "the wire has no error flag: the text is sent, prefixed 'Error: ' unless it already starts so"
+)
 
 
 def _finish(done_reason: str | None, has_calls: bool) -> FinishReason:
@@ -158,7 +161,7 @@ def _usage(b: Mapping[str, Any]) -> Usage:
     out = b.get("eval_count")
     if out.__class__ is not int or out < 0:
         out = opt_int(out, "eval_count") or 0
-    return new_usage(inp, out, inp + out, None, None, None)
+    return make_usage(inp, out, inp + out, None, None, None)
 
 
 def _text(value: object, path: str) -> str:
@@ -166,83 +169,114 @@ def _text(value: object, path: str) -> str:
         return ""
     if type(value) is str:
         return value
-    raise DecodeError(f"expected a string, got {type(value).__name__}", path)
+    raise DecodeError(f"expected a string, got {json_type(value)}", path)
 
 
 def _calls(
-    raw: object, path: str, seed: str, start: int, lenient: bool
+    raw: object, path: str, seed: str, start: int
 ) -> tuple[list[ToolCall], list[InvalidToolCall]]:
-    """Ollama tool calls (arguments are objects; ids optional).
+    """Ollama tool calls (arguments are objects; ids optional), ids unique across both.
 
-    ``lenient`` (responses): a string of arguments that is not a JSON object, or
-    an invalid tool name, makes an InvalidToolCall; otherwise DecodeError.
+    Arguments that are not a JSON object (a string that is not one, an object
+    holding what JSON cannot) and names that break the rule give InvalidToolCalls;
+    a missing name, or an id or arguments of the wrong JSON type, a DecodeError.
     """
-    items = as_list(raw, path)
+    items = raw if raw.__class__ is list else as_list(raw, path)
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
     for j, item in enumerate(items):
-        tc = item if type(item) is dict else as_mapping(item, f"{path}[{j}]")
+        tc = item if item.__class__ is dict else as_mapping(item, f"{path}[{j}]")
         fn = tc.get("function")
-        if type(fn) is not dict:
+        if fn.__class__ is not dict:
             fn = as_mapping(fn, f"{path}[{j}].function")
         name = fn.get("name")
-        if type(name) is not str or not name:
-            raise DecodeError(
-                "tool name is required (a non-empty string)", f"{path}[{j}].function.name"
-            )
         args = fn.get("arguments")
-        raw_args: str | None = None
         call_id = tc.get("id")
-        if call_id is not None and type(call_id) is not str:
-            raise DecodeError(f"expected a string, got {type(call_id).__name__}", f"{path}[{j}].id")
-        bad_id = call_id or derive_call_id(DERIVED_ID_PREFIX, seed, start + j, name, "invalid")
+        # hot path: arguments given as an object are frozen once, here; with a known
+        # name the call is built here too. Anything else, and every error, goes to
+        # _call with what was read and frozen (or why it could not be).
+        frozen: FrozenDict | None = None
+        failed: ValidationError | None = None
         if args.__class__ is dict:
-            # hot path: no path function unless freezing fails (then it runs again)
             try:
                 frozen = freeze_mapping(args, "")
-            except ValidationError:
-                try:
-                    frozen = freeze_arguments(args, args_path(path, j))
-                except DecodeError as exc:
-                    if not lenient:
-                        raise
-                    # an object holding what JSON cannot (NaN from a lenient decoder)
-                    invalid.append(InvalidToolCall(bad_id, name, raw_json_text(args), str(exc)))
-                    continue
-        elif args is None:
-            frozen = EMPTY
-        elif type(args) is str:
-            # The server sends objects; a string (an OpenAI habit) is read if it is one.
-            raw_args = args
-            try:
-                frozen = parse_arguments(args, args_path(path, j))
-            except DecodeError as exc:
-                if not lenient:
-                    raise
-                invalid.append(InvalidToolCall(bad_id, name, args, str(exc)))
+            except ValidationError as exc:  # what JSON cannot hold (NaN from a lenient decoder)
+                failed = exc
+            if frozen is not None and name.__class__ is str and name in known_tool_name:
+                if call_id.__class__ is not str or not call_id:
+                    call_id = _call_id(call_id, f"{path}[{j}]", seed, start + j, name, frozen)
+                calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, None))
                 continue
+        c = _call(name, args, frozen, failed, call_id, f"{path}[{j}]", seed, start + j)
+        if isinstance(c, InvalidToolCall):
+            invalid.append(c)
         else:
-            raise DecodeError(
-                f"expected an object, got {type(args).__name__}", f"{path}[{j}].function.arguments"
-            )
-        if name not in _GOOD_NAMES and not tool_name_ok(name):
-            if not lenient:
-                raise DecodeError("invalid tool name", f"{path}[{j}].function.name")
-            invalid.append(
-                InvalidToolCall(
-                    bad_id,
-                    name,
-                    raw_args or dumps_compact(frozen),
-                    f"{path}[{j}].function.name: invalid tool name",
-                )
-            )
-            continue
-        if not call_id:
-            call_id = derive_call_id(
-                DERIVED_ID_PREFIX, seed, start + j, name, raw_args or dumps_compact(frozen)
-            )
-        calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, raw_args))
-    return calls, invalid
+            calls.append(c)
+    return unique_ids(calls, invalid, path)
+
+
+def _call_id(call_id: object, where: str, seed: str, k: int, name: str, frozen: FrozenDict) -> str:
+    """The wire id of a call, or one derived from the call when it has none."""
+    if call_id is None or call_id == "":
+        return derive_call_id(DERIVED_ID_PREFIX, seed, k, name, dumps_compact(frozen))
+    if call_id.__class__ is not str:
+        raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
+    return call_id
+
+
+def _call(
+    name: object,
+    args: object,
+    frozen: FrozenDict | None,
+    failed: ValidationError | None,
+    call_id: object,
+    where: str,
+    seed: str,
+    k: int,
+) -> ToolCall | InvalidToolCall:
+    """One call from its fields as read (the usual case aside); ``frozen`` / ``failed``:
+    arguments given as an object, frozen or why they could not be (None when not tried)."""
+    if name.__class__ is not str:
+        what = "required" if name is None else f"a string, got {json_type(name)}"
+        raise DecodeError(f"tool name is {what}", f"{where}.function.name")
+    assert isinstance(name, str)
+    if call_id is not None and call_id.__class__ is not str:
+        raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
+    raw: str | None = None  # the arguments text, when the wire sent text
+    problem: str | None = None
+    path = f"{where}.function.arguments"
+    if failed is not None:
+        problem = str(DecodeError(failed.message, failed.at(path).path))
+    elif frozen is not None:
+        pass
+    elif isinstance(args, Mapping):
+        try:
+            frozen = freeze_arguments(args, path)
+        except DecodeError as exc:  # what JSON cannot hold (NaN from a lenient decoder)
+            problem = str(exc)
+    elif args.__class__ is str:
+        # The server sends objects; a string (an OpenAI habit) is read if it is one.
+        raw = args
+        try:
+            frozen = parse_arguments(raw, path)
+        except DecodeError as exc:
+            problem = str(exc)
+    elif args is not None:
+        raise DecodeError(f"expected an object, got {json_type(args)}", path)
+    if name not in known_tool_name:
+        try:
+            check_tool_name(name)
+        except ValidationError:
+            problem = f"{where}.function.name: invalid tool name {ident(name)}"
+    if problem is not None:
+        text = raw if raw is not None else raw_json_text(args) if args is not None else ""
+        bad_id = call_id or derive_call_id(DERIVED_ID_PREFIX, seed, k, name, "invalid")
+        return InvalidToolCall(bad_id, name, text, problem)
+    if frozen is None:
+        frozen = EMPTY
+    if not call_id:
+        call_id = derive_call_id(DERIVED_ID_PREFIX, seed, k, name, raw or dumps_compact(frozen))
+    return tool_call(ToolCall, call_id, name, frozen, EMPTY, raw)
 
 
 def _images(raw: object, path: str) -> list[ImagePart]:
@@ -250,9 +284,7 @@ def _images(raw: object, path: str) -> list[ImagePart]:
     images: list[ImagePart] = []
     for j, data in enumerate(items):
         if type(data) is not str:
-            raise DecodeError(
-                f"expected a base64 string, got {type(data).__name__}", f"{path}[{j}]"
-            )
+            raise DecodeError(f"expected a base64 string, got {json_type(data)}", f"{path}[{j}]")
         if data.startswith("data:"):
             raise DecodeError(
                 "a data: URL is not valid here: Ollama images are bare base64", f"{path}[{j}]"
@@ -263,14 +295,14 @@ def _images(raw: object, path: str) -> list[ImagePart]:
     return images
 
 
-class OllamaProvider(Provider):
+class OllamaProvider(FormattingProvider):
     """Ollama ``/api/chat``."""
 
     name = "ollama"
 
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one NDJSON stream."""
-        return OllamaStream()
+        return OllamaStream(self.tag)
 
     def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
         """The function tools of a request body (or a ``tools`` list), ``strict=False``."""
@@ -282,107 +314,92 @@ class OllamaProvider(Provider):
 
     # -- formatting -----------------------------------------------------------------
 
-    def convert(
+    def _format(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
-        """Format a request and list every loss instead of warning."""
-        try:
-            return self._convert(messages, tools)
-        except MessageError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise format_error(exc) from None
-
-    def _convert(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
+    ) -> tuple[dict[str, Any], list[Loss]]:
         losses = Losses()
         out: list[dict[str, Any]] = []
-        names: dict[str, str] = {}
+        names: dict[str, str] = {}  # call id -> tool name, for the results
+        tag = self.tag
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
-            # hot path: the usual messages (exact classes, str content, no name,
-            # metadata or extras, no opaque call state) written out inline; anything
-            # else takes the general branches below, which give the same result
-            t = type(m)
-            if t in _FAST_TYPES and m.name is None and not m.extras:
-                c = m.content
-                if t is ToolCallMessage:
-                    if c is None or type(c) is str:
-                        wire: list[dict[str, Any]] = []
-                        for j, tc in enumerate(m.tool_calls):
-                            if tc.extras:
-                                break
-                            cid = tc.id
-                            names[cid] = tc.name
-                            fn = {
-                                "index": j,
-                                "name": tc.name,
-                                "arguments": plain_arguments(tc.arguments),
-                            }
-                            wire.append(
-                                {"function": fn}
-                                if cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN
-                                else {"id": cid, "function": fn}
-                            )
-                        else:
-                            out.append(
-                                {"role": "assistant", "content": c or "", "tool_calls": wire}
-                            )
-                            continue
-                elif type(c) is str:
-                    if t is ToolResultMessage:
-                        if not m.is_error:
-                            d: dict[str, Any] = {"role": "tool"}
-                            call_id = m.tool_call_id
-                            if not (
-                                call_id.startswith(DERIVED_ID_PREFIX)
-                                and len(call_id) == _DERIVED_LEN
-                            ):
-                                d["tool_call_id"] = call_id
-                            name = m.tool_name or names.get(call_id)
-                            if name:
-                                d["tool_name"] = name
-                            d["content"] = c
-                            out.append(d)
-                            continue
-                    else:
-                        out.append({"role": _FAST_ROLES[t], "content": c})
-                        continue
+            # hot path: the message class picks the writer (see _chat_completions._format)
             try:
-                role = m.role
-            except AttributeError:
-                raise ValidationError(
-                    f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
-                ) from None
+                kind = KINDS[type(m)]
+            except KeyError:
+                kind = kind_of(m, i)
             if m.extras:
-                own_extras(m, self.name, i, losses)  # ollama keeps no state of its own
+                own_extras(m, tag, i, losses)  # ollama keeps no state of its own
             if m.name is not None:
                 losses.add(
                     f"messages[{i}].name", "message name", "dropped: ollama messages have no name"
                 )
-            if role is _USER:
-                out.append(self._user(m, i, losses))
-            elif role is _ASSISTANT:
-                out.append(self._assistant(m, i, losses, names))
-            elif role is _TOOL:
-                out.append(self._tool(m, i, losses, names))
-            elif role is _SYSTEM:
-                out.append({"role": "system", "content": m.text})
-            elif role is _DEVELOPER:
-                out.append({"role": "system", "content": m.text})
+            c = m.content
+            # string content is written here, parts in the helpers
+            if kind is KIND_USER:
+                if c.__class__ is str:
+                    out.append({"role": "user", "content": c})
+                else:
+                    out.append(self._with_parts({"role": "user"}, c, i, losses))
+            elif kind is KIND_CALLS:
+                if c is None or c.__class__ is str:
+                    d: dict[str, Any] = {"role": "assistant", "content": c or ""}
+                else:
+                    d = self._assistant_parts(c, i, losses)
+                calls: Sequence[ToolCall] = m.tool_calls
+                if calls:
+                    wire: list[dict[str, Any]] = []
+                    for j, tc in enumerate(calls):
+                        if tc.extras:
+                            call_state_losses((tc,), tag, i, losses, "tool_calls", j)
+                        cid = tc.id
+                        names[cid] = tc.name
+                        fn = {
+                            "index": j,
+                            "name": tc.name,
+                            "arguments": plain_arguments(tc.arguments),
+                        }
+                        # A derived id was never on the wire: leave it out, as it came.
+                        if cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN:
+                            wire.append({"function": fn})
+                        else:
+                            wire.append({"id": cid, "function": fn})
+                    d["tool_calls"] = wire
+                if m.invalid_tool_calls:
+                    self._invalid_calls(d, m.invalid_tool_calls, len(calls), i, losses, names)
+                out.append(d)
+            elif kind is KIND_RESULT:
+                d = {"role": "tool"}
+                cid = m.tool_call_id
+                if not (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
+                    d["tool_call_id"] = cid
+                tool_name = m.tool_name or names.get(cid)
+                if tool_name:
+                    d["tool_name"] = tool_name
+                if c.__class__ is str and not m.is_error:
+                    d["content"] = c
+                else:
+                    self._tool_content(d, m, i, losses)
+                out.append(d)
+            elif kind is KIND_TEXT:
+                if c.__class__ is str:
+                    out.append({"role": "assistant", "content": c})
+                else:
+                    out.append(self._assistant_parts(c, i, losses))
+            elif kind is KIND_SYSTEM:
+                out.append({"role": "system", "content": c})
+            else:
+                out.append({"role": "system", "content": c})
                 losses.add(
                     f"messages[{i}]",
                     "developer role",
                     "sent as a system message: ollama has no developer role",
                 )
-            else:  # pragma: no cover - MessageRole has five members
-                raise ValidationError("unsupported role", f"messages[{i}].role")
         body: dict[str, Any] = {"messages": out}
         if tools:
             body["tools"] = self.format_tools(tools)
-        return Conversion(body, tuple(losses.items))
+        return body, losses.items
 
     def _parts(
         self, content: Sequence[ContentPart], i: int, losses: Losses
@@ -423,77 +440,88 @@ class OllamaProvider(Provider):
                 )
         return "".join(texts), images
 
-    def _user(self, m: UserMessage, i: int, losses: Losses) -> dict[str, Any]:
-        c = m.content
-        if isinstance(c, str):
-            return {"role": "user", "content": c}
-        text, images = self._parts(c, i, losses)
-        d: dict[str, Any] = {"role": "user", "content": text}
-        if images:
-            d["images"] = images
-        return d
-
-    def _assistant(
-        self, m: AssistantMessage, i: int, losses: Losses, names: dict[str, str]
+    def _with_parts(
+        self, d: dict[str, Any], content: Sequence[ContentPart], i: int, losses: Losses
     ) -> dict[str, Any]:
-        c = m.content
-        d: dict[str, Any] = {"role": "assistant", "content": m.text}
-        if c and not isinstance(c, str):
-            thinking = reasoning_to_send(self.name, "thinking", c, i, losses)
-            if thinking:
-                d["thinking"] = thinking
-        calls = m.tool_calls
-        if calls:
-            call_state_losses(calls, self.name, i, losses)
-            wire: list[dict[str, Any]] = []
-            for j, tc in enumerate(calls):
-                names[tc.id] = tc.name
-                fn = {"index": j, "name": tc.name, "arguments": plain_arguments(tc.arguments)}
-                # A derived id was never on the wire: leave it out, as it came.
-                wire.append(
-                    {"function": fn} if is_derived_id(tc.id) else {"id": tc.id, "function": fn}
-                )
-            d["tool_calls"] = wire
-        return d
-
-    def _tool(
-        self, m: ToolResultMessage, i: int, losses: Losses, names: dict[str, str]
-    ) -> dict[str, Any]:
-        d: dict[str, Any] = {"role": "tool"}
-        call_id = m.tool_call_id
-        if not is_derived_id(call_id):
-            d["tool_call_id"] = call_id
-        name = m.tool_name or names.get(call_id)
-        if name:
-            d["tool_name"] = name
-        c = m.content
-        images: list[str] = []
-        if isinstance(c, str):
-            text = c
-        else:
-            text, images = self._parts(c, i, losses)
-        if m.is_error:
-            losses.add(
-                f"messages[{i}].is_error",
-                "is_error flag",
-                "the wire has no error flag: the text is sent, prefixed 'Error: ' unless it already starts so",
-            )
-            text = error_prefixed(text)
+        """``d`` with the text of ``content`` and its images (user and tool messages)."""
+        text, images = self._parts(content, i, losses)
         d["content"] = text
         if images:
             d["images"] = images
         return d
 
+    def _assistant_parts(
+        self, content: Sequence[ContentPart], i: int, losses: Losses
+    ) -> dict[str, Any]:
+        """An assistant message whose content is parts: its text, and Ollama's own
+        reasoning as ``thinking``."""
+        text = "".join([p.text for p in content if type(p) is TextPart or isinstance(p, TextPart)])
+        d: dict[str, Any] = {"role": "assistant", "content": text}
+        thinking = reasoning_to_send(self.tag, self.name, "thinking", content, i, losses)
+        if thinking:
+            d["thinking"] = thinking
+        return d
+
+    def _invalid_calls(
+        self,
+        d: dict[str, Any],
+        invalid: Sequence[InvalidToolCall],
+        start: int,
+        i: int,
+        losses: Losses,
+        names: dict[str, str],
+    ) -> None:
+        """Invalid calls after the valid ones: the raw name, with the arguments when their
+        text is a JSON object, else ``{}`` (a loss); a call without a name is a loss."""
+        wire = d.setdefault("tool_calls", [])
+        for k, c in enumerate(invalid):
+            path = f"messages[{i}].invalid_tool_calls[{k}]"
+            if c.extras:
+                call_state_losses((c,), self.tag, i, losses, "invalid_tool_calls", k)
+            if c.name is None:
+                losses.add(path, "invalid tool call without a name", "dropped: ollama needs one")
+                continue
+            names[c.id] = c.name
+            args = object_text(c.raw_arguments)
+            if args is None:
+                losses.add(
+                    path,
+                    "invalid tool call arguments",
+                    "sent as {}: ollama takes the arguments as an object",
+                )
+            fn = {
+                "index": start + k,
+                "name": c.name,
+                "arguments": {} if args is None else plain_arguments(args),
+            }
+            derived = c.id.startswith(DERIVED_ID_PREFIX) and len(c.id) == _DERIVED_LEN
+            wire.append({"function": fn} if derived else {"id": c.id, "function": fn})
+
+    def _tool_content(
+        self, d: dict[str, Any], m: ToolResultMessage, i: int, losses: Losses
+    ) -> None:
+        """The content of a tool result given as parts or marked as an error."""
+        c = m.content
+        if isinstance(c, str):
+            d["content"] = c
+        else:
+            self._with_parts(d, c, i, losses)
+        if m.is_error:
+            losses.add(f"messages[{i}].is_error", "is_error flag", _IS_ERROR_RULE)
+            d["content"] = error_prefixed(d["content"])
+            if "images" in d:
+                d["images"] = d.pop("images")  # keep the wire's key order: content first
+
     # -- parsing ------------------------------------------------------------------------
 
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a non-streaming ``/api/chat`` response (or ``{"error": ...}``)."""
-        # hot path: the guard decorator written out (~90 ns less per parse)
+        # hot path: the guard of `parser` written out (its *args call costs ~90 ns a parse)
         try:
             return self._parse_response(body)
         except DecodeError:
             raise
-        except GUARDED_ERRORS as exc:
+        except Exception as exc:
             raise guard_error(exc) from None
 
     def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
@@ -504,7 +532,7 @@ class OllamaProvider(Provider):
             model = opt_str(model, "model")
         if "message" not in b and b.get("error") is not None:
             text, details = read_error(b["error"], "error")
-            message = respond("", None, self.name, (), None, None, details)
+            message = respond("", None, self.tag, (), None, None, details)
             return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
         msg = b.get("message")
         if msg.__class__ is not dict:
@@ -514,35 +542,28 @@ class OllamaProvider(Provider):
         thinking = msg.get("thinking")
         if thinking.__class__ is not str:
             thinking = opt_str(thinking, "message.thinking")
-        calls: list[ToolCall] = []
-        invalid: list[InvalidToolCall] = []
+        calls: Sequence[ToolCall] = ()
+        invalid: Sequence[InvalidToolCall] = ()
         raw_calls = msg.get("tool_calls")
         if raw_calls is not None:
             seed = f"{model}|{opt_str(b.get('created_at'), 'created_at')}"
-            calls, invalid = _calls(raw_calls, "message.tool_calls", seed, 0, lenient=True)
-            if len(calls) > 1:
-                kept, repeated = unique_calls(calls, "message.tool_calls")
-                calls, invalid = list(kept), invalid + repeated
+            calls, invalid = _calls(raw_calls, "message.tool_calls", seed, 0)
         done_reason = b.get("done_reason")
         if done_reason.__class__ is not str:
             done_reason = opt_str(done_reason, "done_reason")
         usage = _usage(b)
-        message = respond(text, thinking or None, self.name, calls, usage, None, None, invalid)
-        return new_response(
-            message,
-            _finish(done_reason, bool(calls or invalid)),
-            usage,
-            model,
-            tuple(invalid),
-            done_reason,
-            None,
-            None,
-            None,
-        )
+        # the tag (a property, ~40 ns) only for reasoning, the one thing tagged here
+        tag = self.tag if thinking else ""
+        message = respond(text, thinking or None, tag, calls, usage, None, None, invalid)
+        finish = _finish(done_reason, bool(calls or invalid))
+        return make_response(message, finish, usage, model, (), done_reason)
 
-    @guarded()
+    @parser
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
-        """Import a conversation written as an ``/api/chat`` request (or its ``messages``)."""
+        """Import a conversation written as an ``/api/chat`` request (or its ``messages``).
+
+        A malformed tool call is an InvalidToolCall of its turn, as in a response.
+        """
         items, prefix = request_messages(body_or_list)
         pairing = ToolPairing()
         out: list[Message] = []
@@ -551,7 +572,9 @@ class OllamaProvider(Provider):
             m = as_mapping(raw, path)
             role = m.get("role")
             if not isinstance(role, str):
-                raise DecodeError("role is required (a string)", f"{path}.role")
+                raise DecodeError(
+                    f"role is required (a string), got {json_type(role)}", f"{path}.role"
+                )
             try:
                 out.append(self._decode(role, m, path, i, pairing))
             except ValidationError as exc:
@@ -579,23 +602,23 @@ class OllamaProvider(Provider):
             thinking = opt_str(m.get("thinking"), f"{path}.thinking")
             parts: list[ContentPart] = []
             if thinking:
-                parts.append(ReasoningPart(thinking, provider=self.name))
+                parts.append(ReasoningPart(thinking, provider=self.tag))
             if text:
                 parts.append(TextPart(text))
             raw_calls = m.get("tool_calls")
             if raw_calls is not None:
-                calls, _ = _calls(raw_calls, f"{path}.tool_calls", f"request|{i}", 0, lenient=False)
-                if calls:
-                    check_unique_ids(calls, f"{path}.tool_calls")
-                    pairing.open(calls)
-                    return ToolCallMessage(calls, parts or None)
+                calls, invalid = _calls(raw_calls, f"{path}.tool_calls", f"request|{i}", 0)
+                if calls or invalid:
+                    pairing.open(calls, invalid)
+                    return ToolCallMessage(calls, parts or None, invalid)
             return AssistantMessage(parts if thinking else text)
         if role == "system":
             return SystemMessage(text)
         if role == "developer":
             return DeveloperMessage(text)
         raise DecodeError(
-            "unsupported role; expected system, user, assistant or tool", f"{path}.role"
+            f"unsupported role {ident(role)}; expected system, user, assistant or tool",
+            f"{path}.role",
         )
 
 
@@ -605,7 +628,8 @@ class OllamaStream(CountingStream):
     Tool calls arrive whole, one or more per line, and are appended across
     lines. A ``{"error": ...}`` line ends with finish_reason ERROR, keeping what
     came before. A stream that ends before ``done: true`` (truncated) finishes
-    with what it has: finish_reason ERROR, ``error`` saying so, no usage.
+    with what it has: finish_reason ERROR, ``error`` saying so, no usage. A line
+    of another format (no ``message``, ``done`` or ``error``) is a DecodeError.
     """
 
     __slots__ = (
@@ -618,12 +642,14 @@ class OllamaStream(CountingStream):
         "_events",
         "_invalid",
         "_model",
+        "_tag",
         "_text",
         "_thinking",
         "_usage",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, tag: str = "ollama") -> None:
+        self._tag = tag
         self._text: list[str] = []
         self._thinking: list[str] = []
         self._calls: list[ToolCall] = []
@@ -637,52 +663,60 @@ class OllamaStream(CountingStream):
         self._error_details: FrozenDict | None = None
         self._events = 0
 
-    @guarded()
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one NDJSON line (decoded); returns the deltas it carried."""
-        # hot path: exact-type checks first; a path string is built only on failure.
-        if type(event) is not dict:
-            event = as_mapping(event, "")
-        self._events += 1
-        if self._model is None:
-            self._model = opt_str(event.get("model"), "model")
-            self._created = opt_str(event.get("created_at"), "created_at")
-        out = _NO_DELTAS
-        msg = event.get("message")
-        if msg is not None:
-            if type(msg) is not dict:
-                msg = as_mapping(msg, "message")
-            c = msg.get("content")
-            if c:
-                if type(c) is not str:
-                    raise DecodeError(
-                        f"expected a string, got {type(c).__name__}", "message.content"
-                    )
-                self._text.append(c)
-                out = (stream_delta("text", c),)
-            t = msg.get("thinking")
-            if t:
-                if type(t) is not str:
-                    raise DecodeError(
-                        f"expected a string, got {type(t).__name__}", "message.thinking"
-                    )
-                self._thinking.append(t)
-                out = (*out, stream_delta("reasoning", t))
-            tcs = msg.get("tool_calls")
-            if tcs:
-                out = out + self._tool_calls(tcs)
-        elif event.get("error") is not None:
-            self._error, self._error_details = read_error(event["error"], "error")
-        if event.get("done") is True:
-            self._done = True
-            self._done_reason = opt_str(event.get("done_reason"), "done_reason")
-            self._usage = _usage(event)
-        return out
+        # hot path: the guard of `parser` written out (its *args call cost ~90 ns a
+        # line); exact-class checks first, a path string built only on failure.
+        try:
+            if event.__class__ is not dict:
+                event = as_mapping(event, "")
+            self._events += 1
+            if self._model is None:
+                self._model = opt_str(event.get("model"), "model")
+                self._created = opt_str(event.get("created_at"), "created_at")
+            out = _NO_DELTAS
+            msg = event.get("message")
+            if msg is not None:
+                if msg.__class__ is not dict:
+                    msg = as_mapping(msg, "message")
+                c = msg.get("content")
+                if c:
+                    if c.__class__ is not str:
+                        raise DecodeError(
+                            f"expected a string, got {json_type(c)}", "message.content"
+                        )
+                    self._text.append(c)
+                    out = (stream_delta("text", c),)
+                t = msg.get("thinking")
+                if t:
+                    if t.__class__ is not str:
+                        raise DecodeError(
+                            f"expected a string, got {json_type(t)}", "message.thinking"
+                        )
+                    self._thinking.append(t)
+                    out = (*out, stream_delta("reasoning", t))
+                tcs = msg.get("tool_calls")
+                if tcs:
+                    out = out + self._tool_calls(tcs)
+            elif event.get("error") is not None:
+                self._error, self._error_details = read_error(event["error"], "error")
+            elif "done" not in event:
+                kind = event.get("type")
+                raise foreign_event(event, "ollama", _READS, "message" if kind is None else "type")
+            if event.get("done") is True:
+                self._done = True
+                self._done_reason = opt_str(event.get("done_reason"), "done_reason")
+                self._usage = _usage(event)
+            return out
+        except DecodeError:
+            raise
+        except Exception as exc:
+            raise guard_error(exc) from None
 
     def _tool_calls(self, tcs: object) -> tuple[StreamDelta, ...]:
         start = len(self._calls) + len(self._invalid)
         seed = f"{self._model}|{self._created}"
-        calls, invalid = _calls(tcs, "message.tool_calls", seed, start, lenient=True)
+        calls, invalid = _calls(tcs, "message.tool_calls", seed, start)
         out: list[StreamDelta] = []
         for c in calls:
             out.append(tool_call_delta(start + len(out), c.id, c.name, c.arguments_json))
@@ -692,14 +726,10 @@ class OllamaStream(CountingStream):
         self._invalid.extend(invalid)
         return tuple(out)
 
-    @guarded()
+    @parser
     def finish(self) -> ChatResponse:
         """The response assembled from every line fed so far."""
-        calls: Sequence[ToolCall] = self._calls
-        invalid = self._invalid
-        if len(calls) > 1:
-            calls, repeated = unique_calls(calls, "tool_calls")
-            invalid = invalid + repeated
+        calls, invalid = unique_ids(self._calls, self._invalid, "tool_calls")
         error = self._error
         if error is not None:
             finish = FinishReason.ERROR
@@ -711,23 +741,15 @@ class OllamaStream(CountingStream):
         message = respond(
             "".join(self._text),
             "".join(self._thinking) or None,
-            "ollama",
+            self._tag,
             calls,
             self._usage,
             None,
             self._error_details,
             invalid,
         )
-        return new_response(
-            message,
-            finish,
-            self._usage,
-            self._model,
-            tuple(invalid),
-            self._done_reason,
-            None,
-            None,
-            error,
+        return make_response(
+            message, finish, self._usage, self._model, (), self._done_reason, None, None, error
         )
 
 

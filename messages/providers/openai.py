@@ -5,8 +5,13 @@ The reference chat-completions format: ``developer`` messages, text, image
 ``tool_calls`` with JSON-string arguments, ``refusal``, usage with cached and
 reasoning token details, and strict function tools (``strict: true``,
 ``additionalProperties: false``, every property required, optional ones
-nullable). Reasoning cannot be sent back on this wire: each reasoning part of
-an assistant turn is dropped and reported as a loss.
+nullable). A request's assistant message has no field for reasoning, so each
+reasoning part of an assistant turn is dropped and reported as a loss. A
+``custom`` tool call (free-form input) is an invalid call whose entry is kept and
+sent back to OpenAI as it came; keys of a content part the model has no field for
+(``prompt_cache_breakpoint``) are kept and put back on their part. The same
+format serves OpenAI-compatible servers: Mistral's content chunks (``thinking``,
+read as reasoning) and its ``prefix`` flag are read and kept.
 """
 
 from __future__ import annotations

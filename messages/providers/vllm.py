@@ -3,13 +3,14 @@
 Differences from OpenAI: reasoning comes as ``reasoning`` (current vLLM) or the
 legacy ``reasoning_content`` (vLLM <= 0.10; one transitional release sent both
 with the same text) — parsers read ``reasoning`` and fall back to
-``reasoning_content``, never both; requests send plain reasoning text back as
-``reasoning``. ``developer`` messages are sent as ``system`` (chat templates
-know no developer role), ``file`` parts are not accepted (dropped, a loss), and
-tool definitions carry no ``strict`` flag (a strict definition is sent with its
-closed schema). Tool-call ids are opaque strings (``chatcmpl-tool-…``,
-Kimi's ``functions.name:0``); a streamed fragment whose id differs from the call
-open at its index starts a new call.
+``reasoning_content``, never both; requests send vLLM's own reasoning back as
+``reasoning`` (reasoning from anywhere else is a loss). ``developer`` messages
+are sent as ``system`` (chat templates know no developer role), ``file`` parts
+are not accepted (dropped, a loss), and tool definitions carry no ``strict`` flag
+(a strict definition is sent with its closed schema). Tool-call ids are opaque
+strings (``chatcmpl-tool-…``, Kimi's ``functions.name:0``); a streamed fragment
+whose id differs from the call open at its index starts a new call. The server
+takes any sequence of messages, so tool results are not paired up.
 """
 
 from __future__ import annotations

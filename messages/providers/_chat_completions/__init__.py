@@ -1,0 +1,79 @@
+"""The OpenAI chat-completions wire format, shared by its dialects (openai, groq, vllm).
+
+A dialect is a :class:`ChatCompletionsProvider` subclass that sets the rules of
+:class:`ChatCompletionsFormat` (developer role, the field its reasoning goes back
+in, audio and file input, OpenAI strict tools, pairing of tool results) and, when
+its stream carries vendor data, a :class:`ChatCompletionsStream` subclass. Ollama
+shares the readers, the tool shape and the replay rules.
+
+Modules, one per concern: ``_format`` (requests), ``_parse`` (responses, stored
+requests, the provider class), ``_stream`` (streams), ``_calls`` (tool calls,
+valid, invalid and of other types), ``_tools`` (tool definitions and OpenAI
+strict mode), ``_readers`` (what they all share).
+"""
+
+from __future__ import annotations
+
+from ._format import ChatCompletionsFormat
+from ._parse import ChatCompletionsProvider
+from ._readers import (
+    KIND_CALLS,
+    KIND_DEVELOPER,
+    KIND_RESULT,
+    KIND_SYSTEM,
+    KIND_TEXT,
+    KIND_USER,
+    KINDS,
+    FormattingProvider,
+    ToolPairing,
+    call_state_losses,
+    chat_usage,
+    error_prefixed,
+    foreign_event,
+    freeze_arguments,
+    kind_of,
+    own_extras,
+    parse_arguments,
+    parser,
+    read_error,
+    reasoning_to_send,
+    respond,
+    stream_delta,
+    tool_call_delta,
+    unique_ids,
+)
+from ._stream import ChatCompletionsStream
+from ._tools import function_tools, openai_strict_schema, parse_function_tools
+
+__all__ = [
+    "KINDS",
+    "KIND_CALLS",
+    "KIND_DEVELOPER",
+    "KIND_RESULT",
+    "KIND_SYSTEM",
+    "KIND_TEXT",
+    "KIND_USER",
+    "ChatCompletionsFormat",
+    "ChatCompletionsProvider",
+    "ChatCompletionsStream",
+    "FormattingProvider",
+    "ToolPairing",
+    "call_state_losses",
+    "chat_usage",
+    "error_prefixed",
+    "foreign_event",
+    "freeze_arguments",
+    "function_tools",
+    "kind_of",
+    "openai_strict_schema",
+    "own_extras",
+    "parse_arguments",
+    "parse_function_tools",
+    "parser",
+    "read_error",
+    "reasoning_to_send",
+    "respond",
+    "stream_delta",
+    "tool_call_delta",
+    "unique_ids",
+]

@@ -1,0 +1,470 @@
+"""Parsing chat-completions responses and stored requests; the provider class.
+
+``ChatCompletionsProvider`` puts the family together: the rules and formatting of
+``ChatCompletionsFormat``, the parsers here and the stream of ``_stream``. A
+dialect (openai, groq, vllm; Mistral or DeepSeek later) is a subclass setting
+rules, and its stream a subclass of ``ChatCompletionsStream`` where the wire adds
+vendor data.
+
+Everything parsed is tagged with the provider's ``tag``: reasoning parts, and
+the state kept in ``extras[tag]`` (a refusal, an audio answer, Mistral's
+``prefix``, content parts of unknown types and keys of known parts the model has
+no field for, such as OpenAI's ``prompt_cache_breakpoint``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..._json import json_type
+from ..._message import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from ..._parts import (
+    AudioPart,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    TextPart,
+    parse_data_url,
+)
+from ..._tool_call import InvalidToolCall, ToolCall
+from ...errors import DecodeError, ValidationError, ident
+from .._base import (
+    ChatResponse,
+    FinishReason,
+    StreamAccumulator,
+    as_list,
+    as_mapping,
+    guard_error,
+    make_response,
+    opt_str,
+    request_messages,
+)
+from ._calls import read_calls, read_legacy_call
+from ._format import ChatCompletionsFormat
+from ._readers import (
+    FINISH,
+    ToolPairing,
+    chat_usage,
+    keep_keys,
+    keep_unknown,
+    parser,
+    read_error,
+    req_str,
+    respond,
+    thinking_text,
+)
+from ._stream import ChatCompletionsStream
+from ._tools import parse_function_tools
+
+if TYPE_CHECKING:
+    from ..._tool_definition import ToolDefinition
+
+__all__ = ["ChatCompletionsProvider", "content_text", "decode_part"]
+
+
+class ChatCompletionsProvider(ChatCompletionsFormat):
+    """OpenAI chat completions; dialects subclass it and set the rules of
+    ``ChatCompletionsFormat`` (and ``stream_class`` when their stream adds vendor data)."""
+
+    #: The stream accumulator of this dialect.
+    stream_class: type[ChatCompletionsStream] = ChatCompletionsStream
+
+    def stream(self) -> StreamAccumulator:
+        """A fresh accumulator for one streamed response."""
+        return self.stream_class(self.tag, self.name)
+
+    def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
+        """The function tools of a request body (or a ``tools`` list); DecodeError when malformed.
+
+        ``parameters`` are kept as given (missing: an object without properties);
+        ``strict`` is read where the provider has OpenAI's strict mode. Entries that
+        are not function tools (a ``custom`` tool) are skipped.
+        """
+        return parse_function_tools(body_or_list, self.strict_tools)
+
+    # -- responses ------------------------------------------------------------------------
+
+    def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
+        """Parse a non-streaming response body (or an error body: finish_reason ERROR)."""
+        # hot path: the guard of `parser` written out (its *args call costs ~90 ns a parse)
+        try:
+            return self._parse_response(body)
+        except DecodeError:
+            raise
+        except Exception as exc:
+            raise guard_error(exc) from None
+
+    def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
+        # hot path: exact-class checks first (x.__class__, ~15 ns less than type(x));
+        # what is not the usual type goes to a reader, which builds the path then.
+        # The tag (a property, ~40 ns) is read only for what is tagged.
+        b = body if body.__class__ is dict else as_mapping(body, "")
+        model = b.get("model")
+        if model is not None and model.__class__ is not str:
+            model = opt_str(model, "model")
+        choices = b.get("choices")
+        if choices.__class__ is not list or not choices:
+            if choices is None and (b.get("error") is not None or b.get("object") == "error"):
+                # {"error": {...}}, or vLLM's flat {"object": "error", "message": ...}
+                err = b.get("error")
+                text, details = read_error(b, "") if err is None else read_error(err, "error")
+                message = respond("", None, self.tag, (), None, None, details)
+                return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
+            if not as_list(choices, "choices"):
+                raise DecodeError("no choices: the response carries no message", "choices")
+        resp_id = b.get("id")
+        if resp_id is not None and resp_id.__class__ is not str:
+            resp_id = opt_str(resp_id, "id")
+        ch = choices[0]  # type: ignore[index]
+        if ch.__class__ is not dict:
+            ch = as_mapping(ch, "choices[0]")
+        msg = ch.get("message")
+        if msg.__class__ is not dict:
+            msg = as_mapping(msg, "choices[0].message")
+        own: dict[str, Any] = {}
+        text = msg.get("content")
+        thinking = ""
+        if text is None:
+            text = ""
+        elif text.__class__ is not str:
+            text, thinking = content_text(text, "choices[0].message.content", own)
+        refusal = msg.get("refusal")
+        if refusal is not None:
+            if refusal.__class__ is not str:
+                opt_str(refusal, "choices[0].message.refusal")
+            if refusal:
+                own["refusal"] = refusal
+            else:
+                refusal = own.get("refusal")  # a refusal part of the content, if any
+        elif own:
+            refusal = own.get("refusal")
+        audio = msg.get("audio")
+        if audio is not None:  # an audio answer (id, data, expires_at, transcript)
+            own["audio"] = as_mapping(audio, "choices[0].message.audio")
+        # ``reasoning`` (current vLLM, Groq), else the legacy ``reasoning_content``
+        reasoning = msg.get("reasoning")
+        if reasoning is None:
+            reasoning = msg.get("reasoning_content")
+        if reasoning is None:
+            reasoning = thinking or None
+        else:
+            if reasoning.__class__ is not str:
+                reasoning_of(msg, "choices[0].message")  # raises, naming the key
+            reasoning = reasoning + thinking or None
+        raw_calls = msg.get("tool_calls")
+        calls: Sequence[ToolCall] = ()
+        invalid: Sequence[InvalidToolCall] = ()
+        if raw_calls:
+            path = "choices[0].message.tool_calls"
+            calls, invalid = read_calls(raw_calls, path, resp_id or model or "", self)
+        elif raw_calls is not None and raw_calls.__class__ is not list:
+            as_list(raw_calls, "choices[0].message.tool_calls")
+        elif msg.get("function_call") is not None:
+            # The deprecated single ``function_call`` (finish_reason "function_call").
+            path = "choices[0].message.function_call"
+            c = read_legacy_call(msg["function_call"], path, resp_id or model or "", 0)
+            if isinstance(c, InvalidToolCall):
+                invalid = (c,)
+            else:
+                calls = (c,)
+        raw_finish = ch.get("finish_reason")
+        if raw_finish is None:
+            finish = FinishReason.TOOL_CALLS if calls or invalid else FinishReason.STOP
+        else:
+            if raw_finish.__class__ is not str:
+                opt_str(raw_finish, "choices[0].finish_reason")
+            finish = FINISH.get(raw_finish, FinishReason.OTHER)
+        usage = chat_usage(b.get("usage"), "usage")
+        tag = self.tag if reasoning or own else ""
+        message = respond(
+            text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid
+        )
+        return make_response(message, finish, usage, model, (), raw_finish, refusal, resp_id)
+
+    # -- stored requests ------------------------------------------------------------------
+
+    @parser
+    def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
+        """Import a conversation written as a chat-completions request (or its ``messages``).
+
+        A malformed tool call (arguments that are not a JSON object, a name that breaks
+        the name rule) is an InvalidToolCall of its turn, as in a response.
+        """
+        items, prefix = request_messages(body_or_list)
+        pairing = ToolPairing()
+        out: list[Message] = []
+        for i, raw in enumerate(items):
+            path = f"{prefix}[{i}]"
+            m = as_mapping(raw, path)
+            role = m.get("role")
+            if not isinstance(role, str):
+                raise DecodeError(
+                    f"role is required (a string), got {json_type(role)}", f"{path}.role"
+                )
+            decoder = _DECODERS.get(role)
+            if decoder is None:
+                raise DecodeError(
+                    f"unsupported role {ident(role)}; expected system, developer, user,"
+                    " assistant, tool or function",
+                    f"{path}.role",
+                )
+            try:
+                out.append(decoder(self, m, path, i, pairing))
+            except ValidationError as exc:
+                raise DecodeError(exc.message, exc.at(path).path) from None
+        return out
+
+    def _decode_system(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        cls = DeveloperMessage if m.get("role") == "developer" else SystemMessage
+        own: dict[str, Any] = {}
+        text = _system_text(m.get("content"), f"{path}.content", own)
+        return cls(text, name=_name(m, path), extras={self.tag: own} if own else None)
+
+    def _decode_user(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        content, own = _user_content(m.get("content"), f"{path}.content")
+        extras = {self.tag: own} if own else None
+        return UserMessage(content, name=_name(m, path), extras=extras)
+
+    def _decode_assistant(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        tag = self.tag
+        own: dict[str, Any] = {}
+        text, thinking = content_text(m.get("content"), f"{path}.content", own)
+        refusal = opt_str(m.get("refusal"), f"{path}.refusal")
+        if refusal:
+            own["refusal"] = refusal
+        audio = m.get("audio")
+        if audio is not None:  # a previous audio answer, referred to by its id
+            own["audio"] = as_mapping(audio, f"{path}.audio")
+        prefix = m.get("prefix")
+        if prefix is not None:  # Mistral: the turn the model is to continue
+            if not isinstance(prefix, bool):
+                raise DecodeError(f"expected a boolean, got {json_type(prefix)}", f"{path}.prefix")
+            own["prefix"] = prefix
+        reasoning = (reasoning_of(m, path) or "") + thinking
+        seed = f"request\x1f{i}"
+        calls: Sequence[ToolCall] = ()
+        invalid: Sequence[InvalidToolCall] = ()
+        raw_calls = m.get("tool_calls")
+        if raw_calls is not None:
+            calls, invalid = read_calls(raw_calls, f"{path}.tool_calls", seed, self)
+        legacy = m.get("function_call")
+        if not calls and not invalid and legacy is not None:
+            # The deprecated single ``function_call``: one call with a derived id,
+            # answered by the next ``role: "function"`` message of that name.
+            c = read_legacy_call(legacy, f"{path}.function_call", seed, "function_call")
+            if isinstance(c, InvalidToolCall):
+                invalid = (c,)
+            else:
+                calls = (c,)
+        parts: list[ContentPart] = []
+        if reasoning:
+            parts.append(ReasoningPart(reasoning, provider=tag))
+        if text:
+            parts.append(TextPart(text))
+        name = _name(m, path)
+        ext = {tag: own} if own else None
+        if calls or invalid:
+            pairing.open(calls, invalid)
+            return ToolCallMessage(calls, parts or None, invalid, name=name, extras=ext)
+        return AssistantMessage(parts if reasoning else text, name=name, extras=ext)
+
+    def _decode_tool(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        call_id = opt_str(m.get("tool_call_id"), f"{path}.tool_call_id")
+        content, own = _user_content(m.get("content"), f"{path}.content")
+        extras = {self.tag: own} if own else None
+        return ToolResultMessage(
+            pairing.answer(call_id, None, i), content, name=_name(m, path), extras=extras
+        )
+
+    def _decode_function(
+        self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
+    ) -> Message:
+        # The deprecated ``role: "function"`` result: it names the function, not a call id.
+        name = req_str(m.get("name"), f"{path}.name")
+        content = m.get("content")
+        text = "" if content is None else _system_text(content, f"{path}.content", {})
+        return ToolResultMessage(pairing.answer(None, name, i), text, tool_name=name)
+
+
+_Decoder = Callable[[ChatCompletionsProvider, Mapping[str, Any], str, int, ToolPairing], Message]
+_DECODERS: dict[str, _Decoder] = {
+    "system": ChatCompletionsProvider._decode_system,
+    "developer": ChatCompletionsProvider._decode_system,
+    "user": ChatCompletionsProvider._decode_user,
+    "assistant": ChatCompletionsProvider._decode_assistant,
+    "tool": ChatCompletionsProvider._decode_tool,
+    "function": ChatCompletionsProvider._decode_function,
+}
+
+
+# -- readers of content ---------------------------------------------------------------------
+
+
+def _name(m: Mapping[str, Any], path: str) -> str | None:
+    name = m.get("name")
+    if name is None or type(name) is str:
+        return name
+    raise DecodeError(f"expected a string, got {json_type(name)}", f"{path}.name")
+
+
+def _system_text(content: object, path: str, own: dict[str, Any]) -> str:
+    """System, developer or function content: a string, or text parts joined (their
+    lengths and any keys kept in ``own`` when a part has keys, so they can go back)."""
+    if type(content) is str:
+        return content
+    if content is None:
+        raise DecodeError("content is required", path)
+    parts = as_list(content, path)
+    texts: list[str] = []
+    for j, p in enumerate(parts):
+        part = as_mapping(p, f"{path}[{j}]")
+        kind = part.get("type")
+        if kind != "text":
+            raise DecodeError(
+                f"system and developer content takes text parts only, got {ident(kind)}",
+                f"{path}[{j}].type",
+            )
+        texts.append(req_str(part.get("text"), f"{path}[{j}].text"))
+        if len(part) > 2:
+            keep_keys(own, j, part, "text")
+    if own:
+        own["lengths"] = [len(t) for t in texts]
+    return "".join(texts)
+
+
+def content_text(content: object, path: str, own: dict[str, Any]) -> tuple[str, str]:
+    """Assistant content: (text, thinking) from a string, null, or parts: text, refusal
+    (kept in ``own``) and thinking chunks (Mistral); parts of other types are kept in
+    ``own``, as are keys of known parts."""
+    if content is None:
+        return "", ""
+    if type(content) is str:
+        return content, ""
+    parts = as_list(content, path)
+    texts: list[str] = []
+    thoughts: list[str] = []
+    for j, p in enumerate(parts):
+        where = f"{path}[{j}]"
+        part = as_mapping(p, where)
+        kind = part.get("type")
+        if kind == "text":
+            texts.append(req_str(part.get("text"), f"{where}.text"))
+        elif kind == "refusal":
+            own["refusal"] = own.get("refusal", "") + req_str(
+                part.get("refusal"), f"{where}.refusal"
+            )
+        elif kind == "thinking":
+            thought = thinking_text(part.get("thinking"))
+            if thought is None:
+                keep_unknown(own, j, where, part)
+                continue
+            thoughts.append(thought)
+        else:
+            keep_unknown(own, j, where, part)
+            continue
+        if len(part) > 2:
+            keep_keys(own, j, part, kind)
+    return "".join(texts), "".join(thoughts)
+
+
+def _user_content(
+    content: object, path: str
+) -> tuple[str | tuple[ContentPart, ...], dict[str, Any] | None]:
+    """User or tool content: a string or parts (unknown part types and keys of known
+    parts kept in the second value)."""
+    if type(content) is str:
+        return content, None
+    if content is None:
+        raise DecodeError("content is required", path)
+    items = as_list(content, path)
+    parts: list[ContentPart] = []
+    own: dict[str, Any] = {}
+    for j, p in enumerate(items):
+        raw = as_mapping(p, f"{path}[{j}]")
+        part = decode_part(raw, f"{path}[{j}]")
+        if part is None:
+            keep_unknown(own, j, f"{path}[{j}]", raw)
+            continue
+        parts.append(part)
+        if len(raw) > 2:
+            keep_keys(own, j, raw, raw["type"])
+    return tuple(parts), own or None
+
+
+def decode_part(p: Mapping[str, Any], path: str) -> ContentPart | None:
+    """One chat-completions content part; None for a type this package does not model."""
+    kind = p.get("type")
+    where = path
+    try:
+        if kind == "text":
+            return TextPart(req_str(p.get("text"), f"{path}.text"))
+        if kind == "image_url":
+            iu = p.get("image_url")
+            detail = None
+            if isinstance(iu, Mapping):
+                url = req_str(iu.get("url"), f"{path}.image_url.url")
+                detail = opt_str(iu.get("detail"), f"{path}.image_url.detail")
+            else:
+                url = req_str(iu, f"{path}.image_url")
+            where = f"{path}.image_url.url"
+            if url.startswith("data:"):
+                return ImagePart.from_data_url(url, detail)
+            return ImagePart(url=url, detail=detail)
+        if kind == "input_audio":
+            where = f"{path}.input_audio"
+            ia = as_mapping(p.get("input_audio"), where)
+            return AudioPart(
+                req_str(ia.get("data"), f"{where}.data"),
+                req_str(ia.get("format"), f"{where}.format"),
+            )
+        if kind == "file":
+            where = f"{path}.file"
+            f = as_mapping(p.get("file"), where)
+            data = opt_str(f.get("file_data"), f"{where}.file_data")
+            media_type = None
+            if data is not None and data.startswith("data:"):
+                media_type, data = parse_data_url(data, f"{where}.file_data")
+            return FilePart(
+                data,
+                opt_str(f.get("file_id"), f"{where}.file_id"),
+                opt_str(f.get("filename"), f"{where}.filename"),
+                media_type,
+            )
+    except ValidationError as exc:
+        raise DecodeError(exc.message, exc.path if exc.path.startswith(path) else where) from None
+    if not isinstance(kind, str):
+        raise DecodeError("content part type is required (a string)", f"{path}.type")
+    return None
+
+
+def reasoning_of(m: Mapping[str, Any], path: str) -> str | None:
+    """``reasoning`` (current vLLM, Groq), else legacy ``reasoning_content``; never both."""
+    r = m.get("reasoning")
+    if r is None:
+        r = m.get("reasoning_content")
+        if r is None:
+            return None
+        key = "reasoning_content"
+    else:
+        key = "reasoning"
+    if type(r) is not str:
+        raise DecodeError(f"expected a string, got {json_type(r)}", f"{path}.{key}")
+    return r or None

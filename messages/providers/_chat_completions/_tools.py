@@ -1,0 +1,208 @@
+"""Tool definitions on the chat-completions wire, both ways, and OpenAI strict mode.
+
+``{"type": "function", "function": {"name", "description", "parameters"}}``
+entries; with OpenAI's strict mode a strict definition also gets ``"strict": true``
+and a schema rewritten to its rules (every object closed, every property required,
+the optional ones nullable). Ollama shares the function shape without strict mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from ...errors import DecodeError, ValidationError
+from .._base import Losses, as_list, as_mapping, opt_str
+from ._readers import parser, req_str
+
+if TYPE_CHECKING:
+    from ..._tool_definition import ToolDefinition
+
+__all__ = ["function_tools", "openai_strict_schema", "parse_function_tools", "strict_expressible"]
+
+
+# -- OpenAI strict tool schemas -------------------------------------------------------
+
+_SCHEMA_MAPS: Final = frozenset(("properties", "$defs", "definitions", "patternProperties"))
+_SCHEMA_LISTS: Final = frozenset(("anyOf", "oneOf", "allOf", "prefixItems"))
+_SCHEMA_ONE: Final = frozenset(("items", "not", "additionalItems", "contains"))
+
+
+def openai_strict_schema(schema: Any) -> Any:
+    """``schema`` rewritten for OpenAI strict mode (a new value; the input is not changed).
+
+    Every object with ``properties`` gets ``additionalProperties: false`` and lists
+    all its properties in ``required``; a property that was optional becomes
+    nullable (``"type": [t, "null"]``, ``null`` added to an ``enum``, or
+    ``anyOf: [schema, {"type": "null"}]``), so the model sends ``null`` for "absent".
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            out[key] = {k: openai_strict_schema(v) for k, v in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, (list, tuple)):
+            out[key] = [openai_strict_schema(v) for v in value]
+        elif key in _SCHEMA_ONE:
+            out[key] = openai_strict_schema(value)
+        elif isinstance(value, (Mapping, list, tuple)):
+            out[key] = _plain(value)
+        else:
+            out[key] = value
+    props = out.get("properties")
+    if isinstance(props, dict) and (out.get("type") in (None, "object") or "properties" in schema):
+        required = schema.get("required")
+        needed = set(required) if isinstance(required, (list, tuple)) else set()
+        out["properties"] = {k: v if k in needed else _nullable(v) for k, v in props.items()}
+        out["required"] = list(props)
+        out["additionalProperties"] = False
+    elif out.get("type") == "object":
+        out["additionalProperties"] = False
+    return out
+
+
+_SCHEMA_WORDS: Final = frozenset(("type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"))
+
+
+def strict_expressible(schema: Any, depth: int = 0) -> bool:
+    """False when OpenAI strict mode cannot express ``schema`` without changing it.
+
+    Strict mode closes every object and needs every value typed, so a map (an
+    object whose ``additionalProperties`` is a schema or true, or an object
+    without ``properties``) and an untyped schema (``{}``, from ``Any``) cannot
+    be sent strict.
+    """
+    if not isinstance(schema, Mapping) or depth > 64:
+        return True
+    if not any(word in schema for word in _SCHEMA_WORDS):
+        return False  # {} or only annotations: any value
+    extra = schema.get("additionalProperties")
+    if extra is True or isinstance(extra, Mapping):
+        return False
+    if schema.get("type") == "object" and not schema.get("properties") and extra is not False:
+        return False
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            subs: Any = value.values()
+        elif key in _SCHEMA_LISTS and isinstance(value, (list, tuple)):
+            subs = value
+        elif key in _SCHEMA_ONE:
+            subs = (value,)
+        else:
+            continue
+        if not all(strict_expressible(v, depth + 1) for v in subs):
+            return False
+    return True
+
+
+def _nullable(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    t = schema.get("type")
+    out = dict(schema)
+    if isinstance(t, str):
+        if t != "null":
+            out["type"] = [t, "null"]
+    elif isinstance(t, list):
+        if "null" not in t:
+            out["type"] = [*t, "null"]
+    else:
+        any_of = schema.get("anyOf")
+        if isinstance(any_of, list):
+            if {"type": "null"} not in any_of:
+                out["anyOf"] = [*any_of, {"type": "null"}]
+            return out
+        return {"anyOf": [schema, {"type": "null"}]}
+    enum = out.get("enum")
+    if isinstance(enum, list) and None not in enum:
+        out["enum"] = [*enum, None]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def function_tools(
+    tools: Sequence[ToolDefinition], openai_strict: bool, losses: Losses | None = None
+) -> list[dict[str, Any]]:
+    """Tools in the ``{"type": "function", "function": {...}}`` shape.
+
+    ``openai_strict``: a strict definition also gets ``"strict": true`` and the
+    strict-mode schema rules (see :func:`openai_strict_schema`), unless its schema
+    has what strict mode cannot express (a map: an object whose
+    ``additionalProperties`` is a schema, an object without properties, or a
+    schema without a type, such as ``Any``): closing it would change what the
+    model may send, so it goes with ``"strict": false``, a loss in ``losses``.
+    Elsewhere a strict definition is sent with its closed schema and no ``strict`` key.
+    """
+    out: list[dict[str, Any]] = []
+    for k, tool in enumerate(tools):
+        try:
+            params = tool.wire_parameters()
+            fn: dict[str, Any] = {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": params,
+            }
+            if openai_strict and tool.strict:
+                if strict_expressible(params):
+                    fn["parameters"] = openai_strict_schema(params)
+                    fn["strict"] = True
+                else:
+                    fn["strict"] = False
+                    if losses is not None:
+                        losses.add(
+                            f"tools[{k}]",
+                            "strict mode for a schema with open objects or untyped values",
+                            "sent with strict false: OpenAI strict mode closes every object",
+                        )
+        except AttributeError:
+            raise ValidationError(
+                f"expected a ToolDefinition, got {type(tool).__name__}", f"tools[{k}]"
+            ) from None
+        out.append({"type": "function", "function": fn})
+    return out
+
+
+@parser
+def parse_function_tools(body_or_list: object, read_strict: bool) -> list[ToolDefinition]:
+    """ToolDefinitions from ``{"type": "function", "function": {...}}`` entries.
+
+    ``read_strict``: a ``strict: true`` entry gives a strict definition (else every
+    definition is ``strict=False``, its schema kept as written).
+    """
+    from ..._tool_definition import ToolDefinition
+
+    if isinstance(body_or_list, Mapping):
+        prefix = "tools"
+        raw: Any = body_or_list.get("tools")
+        if raw is None:
+            return []
+    else:
+        prefix = ""
+        raw = body_or_list
+    out: list[ToolDefinition] = []
+    for i, item in enumerate(as_list(raw, prefix)):
+        path = f"{prefix}[{i}]"
+        entry = as_mapping(item, path)
+        fn = entry.get("function")
+        if entry.get("type", "function") != "function" or fn is None:
+            continue  # a custom tool or another kind: not a function
+        fn = as_mapping(fn, f"{path}.function")
+        name = req_str(fn.get("name"), f"{path}.function.name")
+        description = opt_str(fn.get("description"), f"{path}.function.description") or name
+        params = fn.get("parameters")
+        if params is None:
+            params = {"type": "object", "properties": {}}
+        strict = read_strict and fn.get("strict") is True
+        try:
+            out.append(ToolDefinition(name, description, params, strict=strict))
+        except ValidationError as exc:
+            raise DecodeError(exc.message, exc.at(f"{path}.function").path) from None
+    return out
