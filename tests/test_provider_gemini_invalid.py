@@ -369,7 +369,7 @@ def test_the_fixture_request_with_an_invalid_call_formats_back_unchanged() -> No
     from tests.conftest import FIXTURES
 
     body = json.loads(
-        (FIXTURES / "gemini/adversarial/call_with_invalid_tool_name.json").read_text()
+        (FIXTURES / "gemini/request_call_with_invalid_tool_name.json").read_text()
     )
     ms = PROVIDER.parse_messages(copy.deepcopy(body))
     [bad] = ms[1].invalid_tool_calls
