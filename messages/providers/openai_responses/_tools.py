@@ -19,105 +19,18 @@ provider module imports another); both follow OpenAI's structured-outputs rules.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from ..._frozen import thaw
 from ...errors import DecodeError, ValidationError
 from .._base import Losses
+from .._openai_strict import strict_expressible, strict_schema
 from ._read import array, mapping, opt_string, string
 
 if TYPE_CHECKING:
     from ..._tool_definition import ToolDefinition
 
-__all__ = ["format_tools", "parse_tools", "strict_parameters"]
-
-_MAPS: Final = frozenset(("properties", "$defs", "definitions", "patternProperties"))
-_LISTS: Final = frozenset(("anyOf", "oneOf", "allOf", "prefixItems"))
-_ONE: Final = frozenset(("items", "not", "additionalItems", "contains"))
-_TYPED: Final = frozenset(("type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"))
-
-
-def strict_parameters(schema: Any) -> Any:
-    """``schema`` rewritten for OpenAI strict mode (a new plain value).
-
-    Every object with ``properties`` lists them all in ``required`` and gets
-    ``additionalProperties: false``; a property that was optional becomes nullable,
-    so the model sends ``null`` for "absent".
-    """
-    if not isinstance(schema, Mapping):
-        return thaw(schema)
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _MAPS and isinstance(value, Mapping):
-            out[key] = {k: strict_parameters(v) for k, v in value.items()}
-        elif key in _LISTS and isinstance(value, (list, tuple)):
-            out[key] = [strict_parameters(v) for v in value]
-        elif key in _ONE:
-            out[key] = strict_parameters(value)
-        else:
-            out[key] = thaw(value)
-    props = out.get("properties")
-    if isinstance(props, dict) and (out.get("type") in (None, "object") or "properties" in schema):
-        required = schema.get("required")
-        needed = set(required) if isinstance(required, (list, tuple)) else set()
-        out["properties"] = {k: v if k in needed else _nullable(v) for k, v in props.items()}
-        out["required"] = list(props)
-        out["additionalProperties"] = False
-    elif out.get("type") == "object":
-        out["additionalProperties"] = False
-    return out
-
-
-def _nullable(schema: Any) -> Any:
-    if not isinstance(schema, dict):
-        return schema
-    t = schema.get("type")
-    out = dict(schema)
-    if isinstance(t, str):
-        if t != "null":
-            out["type"] = [t, "null"]
-    elif isinstance(t, list):
-        if "null" not in t:
-            out["type"] = [*t, "null"]
-    else:
-        any_of = schema.get("anyOf")
-        if isinstance(any_of, list):
-            if {"type": "null"} not in any_of:
-                out["anyOf"] = [*any_of, {"type": "null"}]
-            return out
-        return {"anyOf": [schema, {"type": "null"}]}
-    enum = out.get("enum")
-    if isinstance(enum, list) and None not in enum:
-        out["enum"] = [*enum, None]
-    return out
-
-
-def expressible(schema: Any, depth: int = 0) -> bool:
-    """False when strict mode cannot express ``schema`` without changing what it accepts
-    (a map: ``additionalProperties`` a schema or true, or an object without
-    properties; an untyped value such as ``{}``)."""
-    if not isinstance(schema, Mapping) or depth > 64:
-        return True
-    if not any(word in schema for word in _TYPED):
-        return False
-    extra = schema.get("additionalProperties")
-    if extra is True or isinstance(extra, Mapping):
-        return False
-    if schema.get("type") == "object" and not schema.get("properties") and extra is not False:
-        return False
-    for key, value in schema.items():
-        if key in _MAPS and isinstance(value, Mapping):
-            subs: Any = value.values()
-        elif key in _LISTS and isinstance(value, (list, tuple)):
-            subs = value
-        elif key in _ONE:
-            subs = (value,)
-        else:
-            continue
-        if not all(expressible(v, depth + 1) for v in subs):
-            return False
-    return True
-
+__all__ = ["format_tools", "parse_tools"]
 
 def format_tools(
     tools: Sequence[ToolDefinition | Mapping[str, Any]], losses: Losses, prefix: str = "tools"
@@ -146,14 +59,14 @@ def format_tools(
                 f"expected a ToolDefinition or a tool mapping, got {type(tool).__name__}",
                 f"{prefix}[{k}]",
             ) from None
-        if strict and not expressible(params):
+        if strict and not strict_expressible(params):
             strict = False
             losses.add(
                 f"{prefix}[{k}]",
                 "strict mode for a schema with open objects or untyped values",
                 "sent with strict false: OpenAI strict mode closes every object",
             )
-        entry["parameters"] = strict_parameters(params) if strict else params
+        entry["parameters"] = strict_schema(params) if strict else params
         entry["strict"] = strict
         out.append(entry)
     return out
