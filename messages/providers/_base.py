@@ -373,17 +373,22 @@ class Provider(ABC):
             raise
         except GUARDED_ERRORS as exc:
             raise format_error(exc) from None
-        if losses:
-            if strict:
-                first = losses[0]
-                raise ValidationError(
-                    f"{self.name} cannot carry {first.what} ({first.rule}); "
-                    f"{len(losses)} loss(es) in all",
-                    first.path,
-                )
-            for loss in losses:
-                warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=2)
+        self._report(losses, strict, stacklevel=3)
         return body
+
+    def _report(self, losses: Sequence[Loss], strict: bool, stacklevel: int = 2) -> None:
+        """What ``format_request`` does with the losses: warn for each, or raise when ``strict``."""
+        if not losses:
+            return
+        if strict:
+            first = losses[0]
+            raise ValidationError(
+                f"{self.name} cannot carry {first.what} ({first.rule}); "
+                f"{len(losses)} loss(es) in all",
+                first.path,
+            )
+        for loss in losses:
+            warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=stacklevel + 1)
 
     def _format(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()

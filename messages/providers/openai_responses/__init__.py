@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._message import Message
-from ...errors import DecodeError, MessageError, ValidationError
+from ...errors import DecodeError, MessageError
 from .._base import (
     GUARDED_ERRORS,
     ChatResponse,
@@ -116,16 +116,7 @@ class OpenAIResponsesProvider(Provider):
     ) -> dict[str, Any]:
         """The message part of a request body; each loss warns (or raises when ``strict``)."""
         body, losses = self._format(messages, tools, previous_response_id)
-        if losses:
-            if strict:
-                first = losses[0]
-                raise ValidationError(
-                    f"{self.name} cannot carry {first.what} ({first.rule}); "
-                    f"{len(losses)} loss(es) in all",
-                    first.path,
-                )
-            for loss in losses:
-                warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=2)
+        self._report(losses, strict, stacklevel=2)
         return body
 
     def _format(

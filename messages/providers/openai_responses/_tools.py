@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["format_tools", "parse_tools"]
 
+
 def format_tools(
     tools: Sequence[ToolDefinition | Mapping[str, Any]], losses: Losses, prefix: str = "tools"
 ) -> list[dict[str, Any]]:
