@@ -291,6 +291,7 @@ class CountingStream(StreamAccumulator):
 
 
 _ORIGIN_RE = None  # compiled on first use
+_P = TypeVar("_P", bound="Provider")
 
 
 class Provider(ABC):
@@ -314,7 +315,7 @@ class Provider(ABC):
         """The tag of the state this provider produces and replays (``name`` or ``name@origin``)."""
         return self.name if self.origin is None else f"{self.name}@{self.origin}"
 
-    def at(self, origin: str | None) -> Provider:
+    def at(self: _P, origin: str | None) -> _P:
         """This provider for the endpoint ``origin`` (None: the provider's own, untagged)."""
         import copy
         import re
