@@ -29,7 +29,7 @@ from .._message import (
 from .._parts import ContentPart, ReasoningPart, TextPart
 from .._streaming import ToolCallDelta
 from .._tool_call import InvalidToolCall, ToolCall
-from ..errors import DecodeError, MessageError, ValidationError
+from ..errors import DecodeError, MessageError, ValidationError, ident
 
 if TYPE_CHECKING:
     from .._tool_definition import ToolDefinition
@@ -756,6 +756,13 @@ def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: 
         losses.add(path, f"thought signature from {key} on the text", rule)
     if state.get("audio"):
         losses.add(path, f"audio answer from {key}", rule)
+    for _, keys in key_items(state):
+        names = ", ".join(ident(k) for k in keys)
+        losses.add(path, f"{key} part keys {names}", rule)
+    if state.get("prefix") is not None:
+        losses.add(path, f"prefix flag from {key}", rule)
+    if state.get("items"):  # the Responses API's output items: ids, phases, layout
+        losses.add(path, f"output item ids and layout from {key}", rule)
 
 
 def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:

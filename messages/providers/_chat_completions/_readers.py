@@ -457,16 +457,7 @@ def own_extras(m: Message, tag: str, index: int, losses: Losses) -> Mapping[str,
     return own
 
 
-def foreign_losses(key: str, state: Mapping[str, Any], path: str, losses: Losses) -> None:
-    """A loss for each piece of another provider's kept state (``foreign_state_losses``
-    plus the kept part keys and the ``prefix`` flag of the chat-completions dialects)."""
-    foreign_state_losses(key, state, path, losses)
-    rule = f"dropped: only re-sent to {key}"
-    for _, keys in key_items(state):
-        names = ", ".join(ident(k) for k in keys)
-        losses.add(path, f"{key} part keys {names}", rule)
-    if state.get("prefix") is not None:
-        losses.add(path, f"prefix flag from {key}", rule)
+foreign_losses = foreign_state_losses  # the chat family's name for it
 
 
 def call_state_losses(

@@ -160,12 +160,6 @@ class Formatter:
             elif is_provider_key(key):
                 path = f"messages[{i}]"
                 foreign_state_losses(key, value, path, self.losses)
-                if value.get(ITEMS):
-                    self.losses.add(
-                        path,
-                        f"output item ids and layout from {key}",
-                        f"dropped: only re-sent to {key}",
-                    )
         return own
 
     # -- tool pairing -------------------------------------------------------------
