@@ -577,7 +577,9 @@ def test_unknown_parts_and_part_keys_survive_a_round_trip() -> None:
     anthropic = get_provider("anthropic").convert(messages)
     assert [loss.what for loss in anthropic.losses] == [
         "gemini executableCode block",
+        "gemini part keys 'videoMetadata'",
         "gemini codeExecutionResult block",
+        "gemini part keys 'partMetadata'",
         "gemini xFuture block",
     ]
 

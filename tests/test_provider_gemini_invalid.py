@@ -368,9 +368,7 @@ def test_another_providers_invalid_call_reaches_gemini() -> None:
 def test_the_fixture_request_with_an_invalid_call_formats_back_unchanged() -> None:
     from tests.conftest import FIXTURES
 
-    body = json.loads(
-        (FIXTURES / "gemini/request_call_with_invalid_tool_name.json").read_text()
-    )
+    body = json.loads((FIXTURES / "gemini/request_call_with_invalid_tool_name.json").read_text())
     ms = PROVIDER.parse_messages(copy.deepcopy(body))
     [bad] = ms[1].invalid_tool_calls
     assert (bad.name, bad.raw_arguments) == ("files.read", '{"path":"notes.txt"}')

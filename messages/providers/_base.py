@@ -478,6 +478,12 @@ def frozen_extras(value: Mapping[str, Any], path: str) -> FrozenDict:
         raise DecodeError(exc.message, exc.path or path) from None
 
 
+def _ident(value: object) -> str:
+    from ..errors import ident
+
+    return ident(value)
+
+
 def _type(value: object) -> str:
     from .._json import json_type
 
@@ -735,8 +741,10 @@ def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: Losses) -> None:
     """A loss for each piece of another provider's state kept on a message.
 
-    Its unknown blocks, its refusal and its thought signature on the text are
-    only ever re-sent to that provider (``key``).
+    Its unknown blocks, its refusal, its thought signature on the text, an audio
+    answer, keys kept from its content parts (such as ``cache_control``), the chat
+    dialects' ``prefix`` flag and OpenRouter's ``reasoning_details`` are only ever
+    re-sent to that provider (``key``).
     """
     rule = f"dropped: only re-sent to {key}"
     for item in kept_unknown(state):
@@ -750,6 +758,13 @@ def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: 
         losses.add(path, f"thought signature from {key} on the text", rule)
     if state.get("audio"):
         losses.add(path, f"audio answer from {key}", rule)
+    for _, keys in key_items(state):
+        names = ", ".join(_ident(k) for k in keys)
+        losses.add(path, f"{key} part keys {names}", rule)
+    if state.get("prefix") is not None:
+        losses.add(path, f"prefix flag from {key}", rule)
+    if state.get("reasoning_details"):
+        losses.add(path, f"reasoning_details from {key}", rule)
 
 
 def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:

@@ -42,6 +42,7 @@ from .._base import (
     ChatResponse,
     FinishReason,
     StreamAccumulator,
+    Usage,
     as_list,
     as_mapping,
     guard_error,
@@ -78,10 +79,30 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
 
     #: The stream accumulator of this dialect.
     stream_class: type[ChatCompletionsStream] = ChatCompletionsStream
+    #: Raw ``finish_reason`` -> FinishReason (anything else is OTHER).
+    finish_reasons: Mapping[str, FinishReason] = FINISH
+    #: Reads usage with ``_usage`` (vendor fields, metadata such as a cost) instead of
+    #: the plain ``chat_usage``.
+    custom_usage: bool = False
+    #: Reads ``reasoning_details`` with ``_details`` (OpenRouter's reasoning blocks).
+    reasoning_blocks: bool = False
 
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
-        return self.stream_class(self.tag, self.name)
+        return self.stream_class(
+            self.tag, self.name, self.finish_reasons, self._usage if self.custom_usage else None
+        )
+
+    def _usage(self, raw: object, path: str) -> tuple[Usage | None, Mapping[str, Any] | None]:
+        """The usage of a response or chunk, and metadata keys it adds (see ``custom_usage``)."""
+        return chat_usage(raw, path), None
+
+    def _details(
+        self, msg: Mapping[str, Any], path: str, own: dict[str, Any], reasoning: str | None
+    ) -> str | Sequence[ReasoningPart] | None:
+        """The reasoning of a message that has reasoning blocks (see ``reasoning_blocks``):
+        ``reasoning`` is what the plain fields gave; blocks kept go in ``own``."""
+        return reasoning
 
     def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
         """The function tools of a request body (or a ``tools`` list); DecodeError when malformed.
@@ -177,17 +198,23 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
                 invalid = (c,)
             else:
                 calls = (c,)
+        if self.reasoning_blocks:
+            reasoning = self._details(msg, "choices[0].message", own, reasoning)
         raw_finish = ch.get("finish_reason")
         if raw_finish is None:
             finish = FinishReason.TOOL_CALLS if calls or invalid else FinishReason.STOP
         else:
             if raw_finish.__class__ is not str:
                 opt_str(raw_finish, "choices[0].finish_reason")
-            finish = FINISH.get(raw_finish, FinishReason.OTHER)
-        usage = chat_usage(b.get("usage"), "usage")
+            finish = self.finish_reasons.get(raw_finish, FinishReason.OTHER)
+        more = None
+        if self.custom_usage:
+            usage, more = self._usage(b.get("usage"), "usage")
+        else:
+            usage = chat_usage(b.get("usage"), "usage")
         tag = self.tag if reasoning or own else ""
         message = respond(
-            text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid
+            text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid, more
         )
         return make_response(message, finish, usage, model, (), raw_finish, refusal, resp_id)
 
@@ -256,7 +283,9 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             if not isinstance(prefix, bool):
                 raise DecodeError(f"expected a boolean, got {json_type(prefix)}", f"{path}.prefix")
             own["prefix"] = prefix
-        reasoning = (reasoning_of(m, path) or "") + thinking
+        reasoning: str | Sequence[ReasoningPart] | None = (reasoning_of(m, path) or "") + thinking
+        if self.reasoning_blocks:
+            reasoning = self._details(m, path, own, reasoning or None)
         seed = f"request\x1f{i}"
         calls: Sequence[ToolCall] = ()
         invalid: Sequence[InvalidToolCall] = ()
@@ -273,8 +302,11 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             else:
                 calls = (c,)
         parts: list[ContentPart] = []
-        if reasoning:
-            parts.append(ReasoningPart(reasoning, provider=tag))
+        if isinstance(reasoning, str):
+            if reasoning:
+                parts.append(ReasoningPart(reasoning, provider=tag))
+        elif reasoning:
+            parts.extend(reasoning)
         if text:
             parts.append(TextPart(text))
         name = _name(m, path)
@@ -282,7 +314,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         if calls or invalid:
             pairing.open(calls, invalid)
             return ToolCallMessage(calls, parts or None, invalid, name=name, extras=ext)
-        return AssistantMessage(parts if reasoning else text, name=name, extras=ext)
+        return AssistantMessage(parts if len(parts) > bool(text) else text, name=name, extras=ext)
 
     def _decode_tool(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
