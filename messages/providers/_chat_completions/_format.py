@@ -303,9 +303,12 @@ class ChatCompletionsFormat(FormattingProvider):
             # at all is left pending (a tool may still be running), as repair does,
             # unless the server wants every call answered
             self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses, ids)
-        if (moved is not None or held is not None) and bridge is not None:
-            if out and out[-1]["role"] == "tool":
-                self._bridge(out, len(items) - 1, "message moved", losses)
+        if (
+            (moved is not None or held is not None)
+            and bridge is not None
+            and out[-1]["role"] == "tool"
+        ):
+            self._bridge(out, len(items) - 1, "message moved", losses)
         if moved is not None:
             out.append({"role": "user", "content": moved})
         if held is not None:
