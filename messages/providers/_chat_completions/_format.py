@@ -89,6 +89,8 @@ class ChatCompletionsFormat(FormattingProvider):
     #: Key carrying this provider's own reasoning text on assistant messages (None:
     #: the wire takes none, and reasoning is a loss).
     reasoning_field: str | None = None
+    #: Accepts ``image_url`` parts.
+    image_input: bool = True
     #: Accepts ``input_audio`` parts.
     audio_input: bool = True
     #: Accepts ``file`` parts.
@@ -408,6 +410,13 @@ class ChatCompletionsFormat(FormattingProvider):
         if t is TextPart:
             return {"type": "text", "text": cast("TextPart", p).text}
         if t is ImagePart or isinstance(p, ImagePart):
+            if not self.image_input:
+                losses.add(
+                    f"messages[{i}].content[{j}]",
+                    "image part",
+                    f"dropped: {self.name} chat messages take no image input",
+                )
+                return None
             img = cast("ImagePart", p)
             url: dict[str, Any] = {"url": img.data_url}
             if img.detail is not None:

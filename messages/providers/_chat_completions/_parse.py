@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..._frozen import EMPTY
 from ..._json import json_type
 from ..._message import (
     AssistantMessage,
@@ -70,7 +71,10 @@ from ._tools import parse_function_tools
 if TYPE_CHECKING:
     from ..._tool_definition import ToolDefinition
 
-__all__ = ["ChatCompletionsProvider", "content_text", "decode_part"]
+__all__ = ["ChatCompletionsProvider", "PartDecoder", "content_text", "decode_part"]
+
+#: Reads one content part of a dialect's own type at a path (None: keep it as it is).
+PartDecoder = Callable[[Mapping[str, Any], str], ContentPart | None]
 
 
 class ChatCompletionsProvider(ChatCompletionsFormat):
@@ -86,6 +90,9 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     custom_usage: bool = False
     #: Reads ``reasoning_details`` with ``_details`` (OpenRouter's reasoning blocks).
     reasoning_blocks: bool = False
+    #: Readers of content-part types the family does not share, by type (Mistral's
+    #: ``document_url``): each gives a part, or None to keep the part as it is.
+    part_decoders: Mapping[str, PartDecoder] = EMPTY
 
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
@@ -262,7 +269,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     def _decode_user(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
     ) -> Message:
-        content, own = _user_content(m.get("content"), f"{path}.content")
+        content, own = _user_content(m.get("content"), f"{path}.content", self.part_decoders)
         extras = {self.tag: own} if own else None
         return UserMessage(content, name=_name(m, path), extras=extras)
 
@@ -283,9 +290,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             if not isinstance(prefix, bool):
                 raise DecodeError(f"expected a boolean, got {json_type(prefix)}", f"{path}.prefix")
             own["prefix"] = prefix
-        reasoning: str | Sequence[ReasoningPart] | None = (reasoning_of(m, path) or "") + thinking
+        plain = (reasoning_of(m, path) or "") + thinking
+        reasoning: str | Sequence[ReasoningPart] | None = plain
         if self.reasoning_blocks:
-            reasoning = self._details(m, path, own, reasoning or None)
+            reasoning = self._details(m, path, own, plain or None)
         seed = f"request\x1f{i}"
         calls: Sequence[ToolCall] = ()
         invalid: Sequence[InvalidToolCall] = ()
@@ -320,7 +328,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
     ) -> Message:
         call_id = opt_str(m.get("tool_call_id"), f"{path}.tool_call_id")
-        content, own = _user_content(m.get("content"), f"{path}.content")
+        content, own = _user_content(m.get("content"), f"{path}.content", self.part_decoders)
         extras = {self.tag: own} if own else None
         return ToolResultMessage(
             pairing.answer(call_id, None, i), content, name=_name(m, path), extras=extras
@@ -418,10 +426,10 @@ def content_text(content: object, path: str, own: dict[str, Any]) -> tuple[str, 
 
 
 def _user_content(
-    content: object, path: str
+    content: object, path: str, decoders: Mapping[str, PartDecoder] = EMPTY
 ) -> tuple[str | tuple[ContentPart, ...], dict[str, Any] | None]:
     """User or tool content: a string or parts (unknown part types and keys of known
-    parts kept in the second value)."""
+    parts kept in the second value; ``decoders`` read the dialect's own part types)."""
     if type(content) is str:
         return content, None
     if content is None:
@@ -433,8 +441,11 @@ def _user_content(
         raw = as_mapping(p, f"{path}[{j}]")
         part = decode_part(raw, f"{path}[{j}]")
         if part is None:
-            keep_unknown(own, j, f"{path}[{j}]", raw)
-            continue
+            decode = decoders.get(raw["type"]) if decoders else None
+            part = None if decode is None else decode(raw, f"{path}[{j}]")
+            if part is None:
+                keep_unknown(own, j, f"{path}[{j}]", raw)
+                continue
         parts.append(part)
         if len(raw) > 2:
             keep_keys(own, j, raw, raw["type"])
