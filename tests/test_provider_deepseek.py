@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from messages import ImagePart, Message, ReasoningPart, TextPart, ToolCall
 from messages.providers import FinishReason, get_provider
+from messages.providers.deepseek import PROVIDER as DEEPSEEK
 from messages.providers.deepseek import DeepSeekProvider
 from tests.conftest import fixture_entries, load_fixture
 from tests.provider_fidelity import (
@@ -128,9 +129,10 @@ def test_reasoning_of_another_origin_is_a_loss() -> None:
 
 
 def test_outside_thinking_mode_no_reasoning_is_sent() -> None:
-    plain = P.with_thinking(False)
+    assert get_provider("deepseek") is DEEPSEEK
+    plain = DEEPSEEK.with_thinking(False)
     assert isinstance(plain, DeepSeekProvider)
-    assert (P.thinking, plain.thinking, plain.tag) == (True, False, "deepseek")
+    assert (DEEPSEEK.thinking, plain.thinking, plain.tag) == (True, False, "deepseek")
     own = ReasoningPart("check", provider="deepseek")
     ms = [Message.user("q"), _tool_turn(own), Message.tool_result("call_00_a", "18C")]
     conversion = plain.convert(ms)
