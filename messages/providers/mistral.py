@@ -112,9 +112,9 @@ class MistralIds(CallIdMap):
         return {k: v for k, v in self._wire.items() if k != v}
 
 
-def _document(p: Mapping[str, Any], path: str) -> ContentPart | None:
+def _document(p: Mapping[str, Any], path: str) -> tuple[ContentPart, tuple[str, ...]] | None:
     """A ``document_url`` chunk: a FilePart when it holds inline data (None: a web URL,
-    kept as it is)."""
+    kept as it is); it reads ``document_name`` too."""
     url = req_str(p.get("document_url"), f"{path}.document_url")
     if not url.startswith("data:"):
         return None
@@ -123,7 +123,7 @@ def _document(p: Mapping[str, Any], path: str) -> ContentPart | None:
         raise DecodeError("expected a string", f"{path}.document_name")
     try:
         media_type, data = parse_data_url(url, f"{path}.document_url")
-        return FilePart(data, None, name, media_type)
+        return FilePart(data, None, name, media_type), ("document_name",)
     except ValidationError as exc:
         raise DecodeError(exc.message, exc.path or f"{path}.document_url") from None
 

@@ -73,8 +73,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ChatCompletionsProvider", "PartDecoder", "content_text", "decode_part"]
 
-#: Reads one content part of a dialect's own type at a path (None: keep it as it is).
-PartDecoder = Callable[[Mapping[str, Any], str], ContentPart | None]
+#: Reads one content part of a dialect's own type at a path: the part and the keys it
+#: read besides ``type`` and the type's own key (None: keep the part as it is).
+PartDecoder = Callable[[Mapping[str, Any], str], tuple[ContentPart, tuple[str, ...]] | None]
 
 
 class ChatCompletionsProvider(ChatCompletionsFormat):
@@ -440,15 +441,17 @@ def _user_content(
     for j, p in enumerate(items):
         raw = as_mapping(p, f"{path}[{j}]")
         part = decode_part(raw, f"{path}[{j}]")
+        read: tuple[str, ...] = ()
         if part is None:
             decode = decoders.get(raw["type"]) if decoders else None
-            part = None if decode is None else decode(raw, f"{path}[{j}]")
-            if part is None:
+            made = None if decode is None else decode(raw, f"{path}[{j}]")
+            if made is None:
                 keep_unknown(own, j, f"{path}[{j}]", raw)
                 continue
+            part, read = made
         parts.append(part)
-        if len(raw) > 2:
-            keep_keys(own, j, raw, raw["type"])
+        if len(raw) > 2 + len(read):
+            keep_keys(own, j, raw, raw["type"], read)
     return tuple(parts), own or None
 
 

@@ -421,10 +421,13 @@ def keep_unknown(own: dict[str, Any], index: int, path: str, part: Mapping[str, 
     )
 
 
-def keep_keys(own: dict[str, Any], index: int, part: Mapping[str, Any], kind: str) -> None:
-    """Keep the keys of a known part other than ``type`` and its payload (e.g. OpenAI's
-    ``prompt_cache_breakpoint``): ``{index, keys}``, put back on the part at that index."""
-    extra = {k: v for k, v in part.items() if k not in ("type", kind)}
+def keep_keys(
+    own: dict[str, Any], index: int, part: Mapping[str, Any], kind: str, read: Sequence[str] = ()
+) -> None:
+    """Keep the keys of a known part other than ``type``, its payload and the keys in
+    ``read`` (e.g. OpenAI's ``prompt_cache_breakpoint``): ``{index, keys}``, put back on
+    the part at that index."""
+    extra = {k: v for k, v in part.items() if k not in ("type", kind) and k not in read}
     if extra:
         own.setdefault("keys", []).append({"index": index, "keys": extra})
 
