@@ -45,12 +45,13 @@ from typing import Any, Final
 from .._message import Message, ToolCallMessage, ToolResultMessage
 from .._parts import ContentPart, FilePart, ImagePart, ReasoningPart, TextPart, parse_data_url
 from ..errors import DecodeError, ValidationError
-from ._base import DROP_OTHER_REASONING, FinishReason, Losses, kept_unknown
+from ._base import FinishReason, Losses, kept_unknown
 from ._chat_completions import (
     FINISH,
     CallIdMap,
     ChatCompletionsProvider,
     PartDecoder,
+    own_reasoning,
     reinsert_unknown,
 )
 from ._chat_completions._readers import req_str
@@ -222,18 +223,7 @@ class MistralProvider(ChatCompletionsProvider):
                         chunks.append({"type": "text", "text": p.text})
             elif isinstance(p, ReasoningPart):
                 path = f"messages[{i}].content[{j}]"
-                source = p.provider or "an unnamed provider"
-                if p.provider != tag:
-                    signed = p.redacted or p.signature is not None
-                    what = f"{'signed reasoning' if signed else 'reasoning'} from {source}"
-                    losses.add(path, what, DROP_OTHER_REASONING)
-                elif p.redacted or p.signature is not None:
-                    losses.add(
-                        path,
-                        f"signed reasoning from {source}",
-                        "dropped: mistral has no place for it",
-                    )
-                else:
+                if own_reasoning(p, tag, False, self.name, path, losses):
                     thought = {"type": "text", "text": p.text}
                     chunks.append({"type": "thinking", "thinking": [thought]})
         d: dict[str, Any] = {"role": "assistant"}

@@ -44,7 +44,6 @@ from .._json import json_type
 from .._parts import ContentPart, ReasoningPart, TextPart
 from ..errors import DecodeError, ident
 from ._base import (
-    DROP_OTHER_REASONING,
     FinishReason,
     Losses,
     StreamDelta,
@@ -60,6 +59,7 @@ from ._chat_completions import (
     ChatCompletionsProvider,
     ChatCompletionsStream,
     chat_usage,
+    own_reasoning,
     stream_delta,
 )
 
@@ -267,14 +267,9 @@ class OpenRouterProvider(ChatCompletionsProvider):
         for j, p in enumerate(content):
             if type(p) is TextPart or isinstance(p, TextPart):
                 texts.append(p.text)
-            elif isinstance(p, ReasoningPart) and p.provider != tag:
-                signed = p.redacted or p.signature is not None
-                what = f"{'signed reasoning' if signed else 'reasoning'} from"
-                losses.add(
-                    f"messages[{i}].content[{j}]",
-                    f"{what} {p.provider or 'an unnamed provider'}",
-                    DROP_OTHER_REASONING,
-                )
+            elif isinstance(p, ReasoningPart):
+                # this provider's own, signed or not, is carried by the kept blocks
+                own_reasoning(p, tag, True, self.name, f"messages[{i}].content[{j}]", losses)
         text = "".join(texts)
         return {"role": "assistant", "content": text or None if has_calls else text}
 

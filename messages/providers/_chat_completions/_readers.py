@@ -83,6 +83,7 @@ __all__ = [
     "keep_unknown",
     "kind_of",
     "own_extras",
+    "own_reasoning",
     "parse_arguments",
     "parser",
     "read_error",
@@ -513,19 +514,27 @@ def reasoning_to_send(
         if type(p) is not ReasoningPart and not isinstance(p, ReasoningPart):
             continue
         path = f"messages[{index}].content[{j}]"
-        source = p.provider or "an unnamed provider"
         if field is None:
             losses.add(path, "reasoning", f"dropped: {name} takes no reasoning in requests")
-        elif p.provider != tag:
-            what = "signed reasoning" if p.redacted or p.signature is not None else "reasoning"
-            losses.add(path, f"{what} from {source}", DROP_OTHER_REASONING)
-        elif p.redacted or p.signature is not None:
-            losses.add(
-                path, f"signed reasoning from {source}", f"dropped: {name} has no place for it"
-            )
-        else:
+        elif own_reasoning(p, tag, False, name, path, losses):
             texts.append(p.text)
     return "".join(texts)
+
+
+def own_reasoning(
+    p: ReasoningPart, tag: str, signed_ok: bool, name: str, path: str, losses: Losses
+) -> bool:
+    """Whether reasoning part ``p`` (at ``path``) goes back on this wire: it is this
+    provider's (``tag``), and unsigned unless the wire carries signed reasoning
+    (``signed_ok``). Otherwise it is a loss."""
+    if p.provider != tag:
+        what = "signed reasoning" if p.redacted or p.signature is not None else "reasoning"
+        losses.add(path, f"{what} from {p.provider or 'an unnamed provider'}", DROP_OTHER_REASONING)
+        return False
+    if not signed_ok and (p.redacted or p.signature is not None):
+        losses.add(path, f"signed reasoning from {tag}", f"dropped: {name} has no place for it")
+        return False
+    return True
 
 
 def reinsert_unknown(parts: list[dict[str, Any]], own: Mapping[str, Any]) -> list[dict[str, Any]]:
