@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from .._frozen import thaw
+from .._frozen import SCALARS, FrozenDict, FrozenList, thaw
 from .._json import json_type
 from .._parts import ContentPart, ReasoningPart, TextPart
 from ..errors import DecodeError, ident
@@ -81,17 +81,29 @@ def _number(value: object, path: str) -> float | int:
     raise DecodeError(f"expected a number, got {json_type(value)}", path)
 
 
+def _frozen(value: Mapping[str, Any], path: str, k: int | None = None) -> FrozenDict:
+    """``value`` frozen (the block ``k`` of ``path``'s ``reasoning_details`` when ``k`` is
+    given); hot path: a flat object of scalars (a reasoning block, the cost details) is
+    one C copy (~0.1 us; ``freeze`` ~0.5 us, ~1.5 us for a block)."""
+    for v in value.values():
+        if v.__class__ not in SCALARS:
+            where = path if k is None else f"{path}.reasoning_details[{k}]"
+            frozen: FrozenDict = freeze_decoded(dict(value), where)
+            return frozen
+    return FrozenDict(value)
+
+
 def openrouter_usage(raw: object, path: str) -> tuple[Usage | None, Mapping[str, Any] | None]:
     """OpenRouter usage: the chat counts with cache writes, and the cost as metadata."""
     usage = chat_usage(raw, path)
     if usage is None:
         return None, None
-    u = as_mapping(raw, path)
-    details = u.get("prompt_tokens_details")
-    if isinstance(details, Mapping) and details.get("cache_write_tokens") is not None:
-        write = opt_int(
-            details["cache_write_tokens"], f"{path}.prompt_tokens_details.cache_write_tokens"
-        )
+    u = raw if raw.__class__ is dict else as_mapping(raw, path)
+    details = u.get("prompt_tokens_details")  # checked by chat_usage
+    write = details.get("cache_write_tokens") if details else None
+    if write is not None:
+        if write.__class__ is not int or write < 0:
+            write = opt_int(write, f"{path}.prompt_tokens_details.cache_write_tokens")
         usage = make_usage(
             usage.input_tokens,
             usage.output_tokens,
@@ -101,33 +113,38 @@ def openrouter_usage(raw: object, path: str) -> tuple[Usage | None, Mapping[str,
             usage.reasoning_tokens,
         )
     cost = u.get("cost")
-    more: dict[str, Any] | None = None
-    if cost is not None:
-        more = {"cost": _number(cost, f"{path}.cost")}
     cost_details = u.get("cost_details")
+    if cost is None and cost_details is None:
+        return usage, None
+    more: dict[str, Any] = {}
+    if cost is not None:
+        more["cost"] = _number(cost, f"{path}.cost")
     if cost_details is not None:
-        more = more or {}
-        more["cost_details"] = freeze_decoded(
-            dict(as_mapping(cost_details, f"{path}.cost_details")), f"{path}.cost_details"
-        )
+        where = f"{path}.cost_details"
+        d = cost_details if cost_details.__class__ is dict else as_mapping(cost_details, where)
+        more["cost_details"] = _frozen(d, where)
     return usage, more
 
 
-def _check_block(block: object, path: str) -> Mapping[str, Any]:
-    """One ``reasoning_details`` block: an object with a string ``type`` whose text
-    key (if any) holds a string or null."""
-    b = as_mapping(block, path)
+def _check_block(block: object, path: str, k: int) -> Mapping[str, Any]:
+    """Block ``k`` of the ``reasoning_details`` at ``path`` (a stream fragment too),
+    checked: an object with a string ``type`` whose text key (if any) and
+    ``signature`` hold a string or null."""
+    b = block if block.__class__ is dict else as_mapping(block, f"{path}.reasoning_details[{k}]")
     kind = b.get("type")
-    if not isinstance(kind, str):
-        raise DecodeError("reasoning block type is required (a string)", f"{path}.type")
+    if kind.__class__ is not str:
+        where = f"{path}.reasoning_details[{k}].type"
+        raise DecodeError("reasoning block type is required (a string)", where)
     key = _TEXT_KEYS.get(kind)
     if key is not None:
         text = b.get(key)
-        if text is not None and not isinstance(text, str):
-            raise DecodeError(f"expected a string, got {json_type(text)}", f"{path}.{key}")
+        if text is not None and text.__class__ is not str:
+            where = f"{path}.reasoning_details[{k}].{key}"
+            raise DecodeError(f"expected a string, got {json_type(text)}", where)
     signature = b.get("signature")
-    if signature is not None and not isinstance(signature, str):
-        raise DecodeError(f"expected a string, got {json_type(signature)}", f"{path}.signature")
+    if signature is not None and signature.__class__ is not str:
+        where = f"{path}.reasoning_details[{k}].signature"
+        raise DecodeError(f"expected a string, got {json_type(signature)}", where)
     return b
 
 
@@ -139,11 +156,11 @@ def detail_parts(blocks: Sequence[Mapping[str, Any]], tag: str) -> list[Reasonin
     for b in blocks:
         kind = b.get("type")
         if kind == "reasoning.text":
-            parts.append(ReasoningPart(b.get("text") or "", b.get("signature"), provider=tag))
+            parts.append(ReasoningPart(b.get("text") or "", b.get("signature"), False, tag))
         elif kind == "reasoning.summary":
-            parts.append(ReasoningPart(b.get("summary") or "", provider=tag))
+            parts.append(ReasoningPart(b.get("summary") or "", None, False, tag))
         elif kind == "reasoning.encrypted":
-            parts.append(ReasoningPart(b.get("data") or "", redacted=True, provider=tag))
+            parts.append(ReasoningPart(b.get("data") or "", None, True, tag))
     return parts
 
 
@@ -176,7 +193,7 @@ class OpenRouterStream(ChatCompletionsStream):
         out: list[StreamDelta] = []
         blocks = self._blocks
         for k, item in enumerate(as_list(details, path)):
-            f = _check_block(item, f"{path}[{k}]")
+            f = _check_block(item, "choices[0].delta", k)
             kind = f["type"]
             index = f.get("index")
             if index is not None and (index.__class__ is not int or index < 0):
@@ -236,16 +253,21 @@ class OpenRouterProvider(ChatCompletionsProvider):
         raw = msg.get("reasoning_details")
         if raw is None:
             return reasoning
-        where = f"{path}.reasoning_details"
-        blocks = [_check_block(b, f"{where}[{k}]") for k, b in enumerate(as_list(raw, where))]
-        if not blocks:
+        # hot path: paths are built only for an error or a block that is not flat
+        if raw.__class__ is not list:
+            as_list(raw, f"{path}.reasoning_details")
+        kept = []
+        for k, b in enumerate(raw):
+            block = _check_block(b, path, k)
+            kept.append(_frozen(block, path, k))
+        if not kept:
             return reasoning
-        kept = freeze_decoded(list(blocks), where)
-        own["reasoning_details"] = kept
-        parts = detail_parts(kept, self.tag)
-        if reasoning and not any(not p.redacted for p in parts):
+        own["reasoning_details"] = FrozenList(kept)  # frozen already: respond keeps it as is
+        tag = self.tag
+        parts = detail_parts(kept, tag)
+        if reasoning and all(p.redacted for p in parts):
             # the plain text is not among the blocks (only encrypted ones): keep it too
-            parts.insert(0, ReasoningPart(reasoning, provider=self.tag))
+            parts.insert(0, ReasoningPart(reasoning, provider=tag))
         return parts
 
     # -- formatting -------------------------------------------------------------------

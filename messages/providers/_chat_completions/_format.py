@@ -151,6 +151,7 @@ class ChatCompletionsFormat(FormattingProvider):
         bridge = self.bridge_text
         with_calls = self.reasoning_field if self.reasoning_with_calls else None
         ids = self.call_ids() if self.call_ids is not None else None
+        wire_id = None if ids is None else ids.wire  # hot path: bound once
         # a message's cache hint, applied once its wire message is written:
         # (index, hint, len(out), len(held)) before it
         hinted: tuple[int, Any, int, int] | None = None
@@ -200,8 +201,8 @@ class ChatCompletionsFormat(FormattingProvider):
                 if name is not None:
                     losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
                 c = m.content
-                if ids is not None:
-                    cid = ids.wire(cid)
+                if wire_id is not None:
+                    cid = wire_id(cid)
                 if c.__class__ is str and not m.is_error:
                     out.append({"role": "tool", "tool_call_id": cid, "content": c})
                     continue
@@ -253,7 +254,7 @@ class ChatCompletionsFormat(FormattingProvider):
                         if tc.extras:
                             state = True
                         fn = {"name": tc.name, "arguments": tc.arguments_json}
-                        cid = tc.id if ids is None else ids.wire(tc.id)
+                        cid = tc.id if wire_id is None else wire_id(tc.id)
                         wire.append({"id": cid, "type": "function", "function": fn})
                     if state:
                         call_state_losses(calls, tag, i, losses)
@@ -261,9 +262,9 @@ class ChatCompletionsFormat(FormattingProvider):
                 bad: Sequence[InvalidToolCall] = m.invalid_tool_calls
                 if bad:
                     bad = self._invalid_calls(d, bad, i, losses)
-                    if ids is not None:
+                    if wire_id is not None:
                         for entry in d.get("tool_calls", ())[len(calls) :]:
-                            entry["id"] = ids.wire(entry["id"])
+                            entry["id"] = wire_id(entry["id"])
                 if with_calls is not None and with_calls not in d and (calls or bad):
                     d[with_calls] = ""
                 out.append(d)
