@@ -335,6 +335,16 @@ def test_model_length_is_length_and_error_is_error() -> None:
     assert (r.text, r.finish_reason) == ("a", FinishReason.ERROR)
 
 
+def test_names_are_a_loss() -> None:
+    ms = [Message.system("s", name="ops"), Message.user("q", name="ann"), Message.assistant("a")]
+    conversion = P.convert(ms)
+    assert all("name" not in m for m in conversion.body["messages"])
+    assert [(x.path, x.what) for x in conversion.losses] == [
+        ("messages[0].name", "message name"),
+        ("messages[1].name", "message name"),
+    ]
+
+
 def test_cache_hints_are_reported() -> None:
     m = Message.user("long document", extras={"cache": {"type": "ephemeral"}})
     conversion = P.convert([m])

@@ -22,6 +22,7 @@ by vLLM in Mistral mode):
   a string or as an array of chunks. A ``document_url`` holding a ``data:`` URL is
   a FilePart (and a FilePart with inline data goes out as one); one holding a web
   URL is kept as it is and sent back to Mistral only. A file sent by id, audio,
+  a message's ``name`` (Mistral rejects unknown keys with 422 ``extra_forbidden``)
   and ``developer`` messages (sent as ``system``) are losses.
 * Reasoning is Mistral's own thinking chunks only, sent back in place (a
   ``thinking`` chunk before the text); other providers' reasoning is a Loss.
@@ -140,6 +141,7 @@ class MistralProvider(ChatCompletionsProvider):
     audio_input = False
     file_input = True
     strict_tools = False
+    message_names = False
     answers_last_turn = True
     bridge_text = "Understood."
     call_ids = MistralIds

@@ -116,6 +116,9 @@ class ChatCompletionsFormat(FormattingProvider):
     #: Puts a message's cache hint (``extras["cache"]``) on its last content part as
     #: ``cache_control`` (OpenRouter); else each hint is a Loss.
     cache_control: bool = False
+    #: Sends a message's ``name`` (the participant) on system, user and assistant
+    #: messages; off (Mistral rejects the key), each name is a Loss.
+    message_names: bool = True
     #: Maps tool-call ids to the ids the wire allows (one map per request, calls and
     #: results alike); None: ids are sent as they are.
     call_ids: type[CallIdMap] | None = None
@@ -283,7 +286,7 @@ class ChatCompletionsFormat(FormattingProvider):
             else:  # system or developer
                 d = self._system(m, kind, i, losses, own)
                 if name is not None:
-                    d["name"] = name
+                    self._name(d, name, i, losses)
                 if open_calls is not None:
                     losses.add(
                         f"messages[{i}]",
@@ -298,7 +301,7 @@ class ChatCompletionsFormat(FormattingProvider):
                 continue
             if name is not None:
                 # chat completions carry a participant name on every role but tool
-                out[-1]["name"] = name
+                self._name(out[-1], name, i, losses)
         if hinted is not None:
             self._cache_hint(out, held, hinted, losses)
         if open_calls is not None and (answered or self.answers_last_turn):
@@ -347,6 +350,15 @@ class ChatCompletionsFormat(FormattingProvider):
                     "unanswered tool call",
                     f"answered with an error result: {self.name} requires a result for every call",
                 )
+
+    def _name(self, d: dict[str, Any], name: str, i: int, losses: Losses) -> None:
+        """A message's participant name, where the wire takes one (``message_names``)."""
+        if self.message_names:
+            d["name"] = name
+        else:
+            losses.add(
+                f"messages[{i}].name", "message name", f"dropped: {self.name} messages take no name"
+            )
 
     def _bridge(self, out: list[dict[str, Any]], i: int, what: str, losses: Losses) -> None:
         """An assistant message between tool results and what follows them (``bridge_text``)."""
