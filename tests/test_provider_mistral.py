@@ -144,8 +144,8 @@ def test_derived_ids_never_collide() -> None:
     assert results == calls
     ids = MistralIds()
     many = [f"call_{n}" for n in range(3000)]
-    assert len({ids.wire(i) for i in many}) == 3000
-    assert all(ids.wire(i) == ids.wire(i) for i in many[:10])
+    assert len({ids[i] for i in many}) == 3000
+    assert all(ids[i] == ids[i] for i in many[:10])
 
 
 def test_ids_map_back_on_parse() -> None:

@@ -83,21 +83,18 @@ def mistral_id(call_id: str, attempt: int = 0) -> str:
 
 
 class MistralIds(CallIdMap):
-    """The tool-call ids of one request, as Mistral takes them (see the module doc)."""
+    """The tool-call ids of one request, as Mistral takes them (see the module doc):
+    ``ids[call_id]`` is the id sent."""
 
-    __slots__ = ("_taken", "_wire")
+    __slots__ = ("_taken",)
 
     def __init__(self) -> None:
-        self._wire: dict[str, str] = {}
+        super().__init__()
         self._taken: set[str] = set()
 
-    def wire(self, call_id: str) -> str:
-        """The id sent for ``call_id``: itself when it is nine letters and digits not
-        used yet, else a derived one no other id of the request has."""
-        # hot path: a result answers an id already seen (one dict lookup)
-        sent = self._wire.get(call_id)
-        if sent is not None:
-            return sent
+    def __missing__(self, call_id: str) -> str:
+        """An id not seen yet: itself when it is nine letters and digits not used yet,
+        else a derived one no other id of the request has."""
         taken = self._taken
         if len(call_id) == 9 and call_id.isalnum() and call_id.isascii() and call_id not in taken:
             sent = call_id
@@ -107,13 +104,13 @@ class MistralIds(CallIdMap):
             while sent in taken:
                 attempt += 1
                 sent = mistral_id(call_id, attempt)
-        self._wire[call_id] = sent
+        self[call_id] = sent
         taken.add(sent)
         return sent
 
     def changed(self) -> dict[str, str]:
         """The ids this map changed: original -> sent."""
-        return {k: v for k, v in self._wire.items() if k != v}
+        return {k: v for k, v in self.items() if k != v}
 
 
 def _document(p: Mapping[str, Any], path: str) -> tuple[ContentPart, tuple[str, ...]] | None:
@@ -158,10 +155,10 @@ class MistralProvider(ChatCompletionsProvider):
         for m in messages:
             if isinstance(m, ToolCallMessage):
                 for c in m.tool_calls:
-                    ids.wire(c.id)
+                    ids[c.id]  # works the id out
                 for bad in m.invalid_tool_calls:
                     if bad.name is not None or self.tag in bad.extras:
-                        ids.wire(bad.id)
+                        ids[bad.id]
         return ids.changed()
 
     def parse_messages(

@@ -168,30 +168,23 @@ class OpenRouterStream(ChatCompletionsStream):
     """A chat-completions stream that reassembles ``reasoning_details`` and reads an
     ``error`` object on any chunk."""
 
-    __slots__ = ("_at", "_blocks")
+    __slots__ = ("_assembled", "_at")
 
     vendor_key = "error"
+    blocks_key = "reasoning_details"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._blocks: list[dict[str, Any]] = []
+        self._assembled: list[dict[str, Any]] = []
         self._at: dict[int, int] = {}
 
     def _vendor(self, value: object) -> None:
         self._set_error(value, "error")
 
-    def _delta(self, delta: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
-        details = delta.get("reasoning_details")
-        if not details:
-            return super()._delta(delta)
-        # the chunk's plain ``reasoning`` repeats its blocks' text: read the blocks only
-        plain = {k: v for k, v in delta.items() if k not in ("reasoning", "reasoning_content")}
-        return self._fragments(details) + super()._delta(plain)
-
-    def _fragments(self, details: object) -> tuple[StreamDelta, ...]:
+    def _blocks(self, details: object) -> tuple[StreamDelta, ...]:
         path = "choices[0].delta.reasoning_details"
         out: list[StreamDelta] = []
-        blocks = self._blocks
+        blocks = self._assembled
         for k, item in enumerate(as_list(details, path)):
             f = _check_block(item, "choices[0].delta", k)
             kind = f["type"]
@@ -222,9 +215,9 @@ class OpenRouterStream(ChatCompletionsStream):
         return tuple(out)
 
     def _reasoning_parts(self, own: dict[str, Any]) -> str | Sequence[ReasoningPart] | None:
-        if not self._blocks:
+        if not self._assembled:
             return super()._reasoning_parts(own)
-        kept = freeze_decoded(self._blocks, "choices[0].delta.reasoning_details")
+        kept = freeze_decoded(self._assembled, "choices[0].delta.reasoning_details")
         own["reasoning_details"] = kept
         return detail_parts(kept, self._tag) or None
 

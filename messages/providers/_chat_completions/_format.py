@@ -60,18 +60,19 @@ __all__ = ["CACHE_KEY", "CallIdMap", "ChatCompletionsFormat"]
 CACHE_KEY: Final = "cache"
 
 
-class CallIdMap:
+class CallIdMap(dict[str, str]):
     """The tool-call ids of one request, mapped to the ids a wire allows.
 
-    ``wire(call_id)`` gives the same wire id for a call and for every result that
-    answers it, and different wire ids for different ids. This base keeps ids as
-    they are; a dialect subclasses it (Mistral: nine letters and digits).
+    ``ids[call_id]`` gives the same wire id for a call and for every result that
+    answers it, and different wire ids for different ids: a dialect's subclass
+    works an id out in ``__missing__`` (Mistral: nine letters and digits) and keeps
+    it. hot path: a dict, so an id seen before costs one C lookup (~40 ns; a
+    method call ~120 ns); this base sends every id as it is.
     """
 
     __slots__ = ()
 
-    def wire(self, call_id: str) -> str:
-        """The id sent for ``call_id``."""
+    def __missing__(self, call_id: str) -> str:
         return call_id
 
 
@@ -154,7 +155,7 @@ class ChatCompletionsFormat(FormattingProvider):
         bridge = self.bridge_text
         with_calls = self.reasoning_field if self.reasoning_with_calls else None
         ids = self.call_ids() if self.call_ids is not None else None
-        wire_id = None if ids is None else ids.wire  # hot path: bound once
+        wire_id = None if ids is None else ids.__getitem__  # hot path: bound once
         # a message's cache hint, applied once its wire message is written:
         # (index, hint, len(out), len(held)) before it
         hinted: tuple[int, Any, int, int] | None = None
@@ -343,7 +344,7 @@ class ChatCompletionsFormat(FormattingProvider):
             for k, call in enumerate(items):
                 if call.id in answered:
                     continue
-                cid = call.id if ids is None else ids.wire(call.id)
+                cid = call.id if ids is None else ids[call.id]
                 out.append({"role": "tool", "tool_call_id": cid, "content": UNANSWERED})
                 losses.add(
                     f"messages[{i}].{group}[{k}]",

@@ -96,6 +96,9 @@ class ChatCompletionsStream(CountingStream):
 
     #: Top-level key of vendor data in a chunk (Groq: ``x_groq``), read by ``_vendor``.
     vendor_key: str | None = None
+    #: Key of reasoning blocks in a delta (OpenRouter: ``reasoning_details``), read by
+    #: ``_blocks`` instead of the delta's plain reasoning.
+    blocks_key: str | None = None
 
     def __init__(
         self,
@@ -200,6 +203,10 @@ class ChatCompletionsStream(CountingStream):
     def _vendor(self, value: object) -> None:
         """Hook for the vendor data of a chunk (see ``vendor_key``)."""
 
+    def _blocks(self, value: object) -> tuple[StreamDelta, ...]:
+        """Hook for the reasoning blocks of a delta (see ``blocks_key``): their deltas."""
+        return NO_DELTAS
+
     def _reasoning_parts(self, own: dict[str, Any]) -> str | Sequence[ReasoningPart] | None:
         """The reasoning of the finished response (a dialect with reasoning blocks keeps
         them in ``own`` and returns its parts)."""
@@ -220,6 +227,12 @@ class ChatCompletionsStream(CountingStream):
         r = delta.get("reasoning")
         if r is None:
             r = delta.get("reasoning_content")
+        if self.blocks_key is not None:
+            blocks = delta.get(self.blocks_key)
+            if blocks:
+                # the chunk's plain reasoning repeats its blocks' text: read the blocks only
+                out = out + self._blocks(blocks)
+                r = None
         if r:
             if r.__class__ is not str:
                 raise DecodeError(
