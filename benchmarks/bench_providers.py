@@ -1,4 +1,5 @@
-"""Provider wire formats (OpenAI, Groq, vLLM, Ollama): formatting, parsing, streaming.
+"""Provider wire formats (OpenAI, Groq, vLLM, Ollama and the chat dialects DeepSeek,
+OpenRouter, Mistral): formatting, parsing, streaming.
 
 Rows are (what, ns, baseline ns, baseline description), measured interleaved in
 the same run:
@@ -19,15 +20,26 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from _timing import compare
 from _workloads import Row, conversation, format_rows, parse_times, stream_runner
 
-from messages.providers import get_provider
+from messages import Message, ToolCallMessage, ToolResultMessage
+from messages.providers import PROVIDERS, get_provider
 
-NAMES = ("openai", "groq", "vllm", "ollama")
+# Only the providers the package measured has (an older checkout, for versus.py).
+NAMES = tuple(
+    n
+    for n in ("openai", "groq", "vllm", "ollama", "deepseek", "openrouter", "mistral")
+    if n in PROVIDERS
+)
+#: The chat-completions dialects whose streams read the same chunks as OpenAI's.
+CHAT = tuple(
+    n for n in ("openai", "vllm", "groq", "deepseek", "openrouter", "mistral") if n in NAMES
+)
 
 
 _RESPONSES = (
@@ -37,12 +49,24 @@ _RESPONSES = (
     ("vllm", "vllm/response_tool_calls_parallel.json", "2 tool calls"),
     ("ollama", "ollama/response_tool_calls_parallel.json", "2 tool calls"),
     ("ollama", "ollama/response_text.json", "text"),
+    ("deepseek", "deepseek/response_tool_calls_parallel.json", "reasoning + 2 tool calls"),
+    ("deepseek", "deepseek/response_text.json", "text"),
+    (
+        "openrouter",
+        "openrouter/response_tool_calls_parallel.json",
+        "reasoning blocks + 2 tool calls",
+    ),
+    ("openrouter", "openrouter/response_text.json", "text, cost"),
+    ("mistral", "mistral/response_tool_calls_parallel.json", "2 tool calls"),
+    ("mistral", "mistral/response_text.json", "text"),
 )
 
 
 def _parse_rows() -> list[Row]:
     rows: list[Row] = []
     for name, file, what in _RESPONSES:
+        if name not in NAMES:
+            continue
         t = parse_times(name, file, decode=True)
         label = f"parse_response per message, {name} ({what})"
         rows.append((label, t["parse"], t["to_dict"], "to_dict of that message"))
@@ -114,9 +138,7 @@ def _stream_rows() -> list[Row]:
     assert len(r.tool_calls) == 2 and len(r.text) > 1000  # type: ignore[attr-defined]
     t = compare(
         {
-            "openai": stream_runner("openai", chat),
-            "vllm": stream_runner("vllm", chat),
-            "groq": stream_runner("groq", chat),
+            **{name: stream_runner(name, chat) for name in CHAT},
             "ollama": stream_runner("ollama", lines),
             "loads_chat": lambda: [json.loads(s) for s in chat_text],
             "loads_ollama": lambda: [json.loads(s) for s in line_text],
@@ -131,7 +153,7 @@ def _stream_rows() -> list[Row]:
             t["loads_chat"] / n,
             "json.loads of the chunk",
         )
-        for name in ("openai", "vllm", "groq")
+        for name in CHAT
     ]
     rows.append(
         (
@@ -144,9 +166,27 @@ def _stream_rows() -> list[Row]:
     return rows
 
 
+def mistral_conversation() -> list[Message]:
+    """``conversation()`` with Mistral's own nine-character tool-call ids (sent as they are)."""
+    out: list[Message] = []
+    for m in conversation():
+        if isinstance(m, ToolCallMessage):
+            calls = [replace(c, id=f"{c.id.replace('_', ''):0>9}"[-9:]) for c in m.tool_calls]
+            out.append(replace(m, tool_calls=tuple(calls)))
+        elif isinstance(m, ToolResultMessage):
+            out.append(replace(m, tool_call_id=f"{m.tool_call_id.replace('_', ''):0>9}"[-9:]))
+        else:
+            out.append(m)
+    return out
+
+
 def bench_providers() -> list[Row]:
     """Every provider row (see the module docstring)."""
-    return format_rows(conversation(), NAMES) + _parse_rows() + _stream_rows()
+    native: list[Row] = []
+    if "mistral" in NAMES:
+        native = format_rows(mistral_conversation(), ("groq", "mistral"))
+        native = [(f"{row[0]}, Mistral ids", *row[1:]) for row in native]
+    return format_rows(conversation(), NAMES) + native + _parse_rows() + _stream_rows()
 
 
 def profile() -> None:

@@ -26,6 +26,7 @@ from messages import (
 )
 from messages.providers import ChatResponse, FinishReason, LossWarning, get_provider
 from messages.providers._base import is_derived_id
+from messages.providers.mistral import MistralProvider
 from tests.conftest import fixture_entries, load_fixture
 
 OPENAI = get_provider("openai")
@@ -160,14 +161,23 @@ def test_reasoning_crossing_into_openai_chat_is_reported() -> None:
     ]
 
 
-@pytest.mark.parametrize("target", ["openai", "groq", "vllm", "ollama", "openai_responses"])
+@pytest.mark.parametrize(
+    "target",
+    ["openai", "groq", "vllm", "ollama", "openai_responses", "deepseek", "openrouter", "mistral"],
+)
 def test_each_provider_reads_its_own_request_back(target: str) -> None:
     provider = get_provider(target)
     r = OPENAI.parse_response(_fixture("openai/response_tool_calls_parallel.json"))
     ms: list[Message] = [Message.system("s"), Message.user("q"), r.message]
     ms += [Message.tool_result(c.id, "ok") for c in r.tool_calls]
     ms.append(Message.assistant("done"))
-    back = provider.parse_messages(provider.convert(ms).body)
+    if isinstance(provider, MistralProvider):
+        # OpenAI's ids are not nine letters and digits: sent derived, mapped back on parse
+        body = provider.convert(ms).body
+        assert all(len(c["id"]) == 9 for c in body["messages"][2]["tool_calls"])
+        back = provider.parse_messages(body, ids=provider.wire_ids(ms))
+    else:
+        back = provider.parse_messages(provider.convert(ms).body)
     assert [type(m) for m in back] == [type(m) for m in ms]
     assert [m.text for m in back] == [m.text for m in ms]
     assert back[2].tool_calls == r.tool_calls
@@ -177,7 +187,19 @@ def test_each_provider_reads_its_own_request_back(target: str) -> None:
 # -- the OpenAI Responses API with each other provider, both directions -----------------
 
 RESPONSES = get_provider("openai_responses")
-OTHERS = ("openai", "groq", "vllm", "ollama", "anthropic", "gemini")
+OTHERS = (
+    "openai",
+    "groq",
+    "vllm",
+    "ollama",
+    "anthropic",
+    "gemini",
+    "deepseek",
+    "openrouter",
+    "mistral",
+)
+#: Providers whose parallel tool-call reply carries reasoning of their own.
+REASONED_REPLIES = ("deepseek", "openrouter")
 
 
 def _responses_reply() -> tuple[ChatResponse, list[str]]:
@@ -231,7 +253,10 @@ def test_responses_state_never_reaches_another_provider_and_comes_back_home(othe
     whats = [loss.what for loss in there.losses if loss.path.startswith("messages[2]")]
     assert any("reasoning" in w for w in whats)
     assert any("web_search_call" in w for w in whats)
-    back = provider.parse_messages(there.body)
+    if isinstance(provider, MistralProvider):
+        back = provider.parse_messages(there.body, ids=provider.wire_ids(history.messages()))
+    else:
+        back = provider.parse_messages(there.body)
     assert r.tool_calls[0].id in json.dumps([m.to_dict() for m in back]) or other in (
         "gemini",
         "ollama",
@@ -251,9 +276,12 @@ def test_responses_state_never_reaches_another_provider_and_comes_back_home(othe
     assert "thinking out loud" not in sent and '"sig"' not in sent
     reasoning_at = f"messages[{len(history) - 2}].content[0]"
     assert reasoning_at in [x.path for x in home.losses]
-    for loss in home.losses:  # Gemini's thought signatures on its calls are not sent either
-        assert loss.path == reasoning_at or (
-            other == "gemini" and loss.path.startswith("messages[6].tool_calls")
+    for loss in home.losses:  # Gemini's thought signatures on its calls are not sent either,
+        # nor the reasoning of a DeepSeek or OpenRouter reply
+        assert (
+            loss.path == reasoning_at
+            or (other == "gemini" and loss.path.startswith("messages[6].tool_calls"))
+            or (other in REASONED_REPLIES and loss.path.startswith("messages[6]"))
         )
     calls = [i["call_id"] for i in home.body["input"] if i.get("type") == "function_call"]
     outputs = [i["call_id"] for i in home.body["input"] if i.get("type") == "function_call_output"]
@@ -292,7 +320,7 @@ def test_another_providers_turns_continue_on_responses_and_go_back(other: str) -
     wire = json.dumps(there.body)
     assert all(s not in wire for s in opaque)
     # the other provider's own reasoning still goes back to it where its wire takes it
-    if other in ("groq", "vllm", "ollama"):
+    if other in ("groq", "vllm", "ollama", "deepseek", "openrouter", "mistral"):
         assert "thinking out loud" in wire
     back = provider.parse_messages(there.body)
     assert [m.text for m in back if m.text][-1] == "Bye."

@@ -23,7 +23,18 @@ from messages import ConversationHistory, Message, ToolCallMessage, ToolResultMe
 from messages.providers import ChatResponse, Conversion, Provider, get_provider
 from tests.conftest import FIXTURES
 
-PROVIDERS = ("openai", "ollama", "anthropic", "gemini", "openai_responses")
+PROVIDERS = (
+    "openai",
+    "ollama",
+    "anthropic",
+    "gemini",
+    "openai_responses",
+    "deepseek",
+    "openrouter",
+    "mistral",
+)
+#: Providers whose parallel tool-call fixture carries reasoning of their own.
+REASONING = ("anthropic", "gemini", "openai_responses", "deepseek", "openrouter")
 PAIRS = [(a, b) for a, b in itertools.permutations(PROVIDERS, 2)]
 
 THINKING_SIG = "EqQBCkYIBRgCKkDzQ3Vq0Z0switchingTestSignature0000000000000000"
@@ -70,6 +81,12 @@ def signatures(provider: str) -> list[str]:
     if provider == "openai_responses":
         output = fixture(provider, "response_tool_calls_parallel.json")["output"]
         return [ENCRYPTED, REASONING_ID, *(item["id"] for item in output)]
+    if provider == "openrouter":
+        message = fixture(provider, "response_tool_calls_parallel.json")["choices"][0]["message"]
+        return [block["signature"] for block in message["reasoning_details"]]
+    if provider == "deepseek":  # plain reasoning, still replayed only to DeepSeek
+        message = fixture(provider, "response_tool_calls_parallel.json")["choices"][0]["message"]
+        return [message["reasoning_content"]]
     return []
 
 
@@ -184,7 +201,37 @@ def check_responses(body: dict[str, Any]) -> None:
     assert not pending
 
 
+def check_deepseek(body: dict[str, Any]) -> None:
+    """Thinking mode: every assistant message with tool calls carries reasoning_content."""
+    check_chat_completions(body, arguments_are_strings=True)
+    for m in body["messages"]:
+        if m.get("tool_calls"):
+            assert isinstance(m.get("reasoning_content"), str), (
+                "a call turn without reasoning_content"
+            )
+
+
+def check_mistral(body: dict[str, Any]) -> None:
+    """Nine-character ids, and the order mistral-common's validator enforces."""
+    check_chat_completions(body, arguments_are_strings=True)
+    after = {
+        "system": {"user", "assistant", "system"},
+        "user": {"assistant", "system", "user"},
+        "assistant": {"assistant", "user", "tool"},
+        "tool": {"assistant", "tool"},
+    }
+    messages = body["messages"]
+    for a, b in itertools.pairwise(messages):
+        assert b["role"] in after[a["role"]], (a["role"], b["role"])
+    ids = [c["id"] for m in messages for c in m.get("tool_calls") or ()]
+    ids += [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    assert all(len(i) == 9 and i.isascii() and i.isalnum() for i in ids), ids
+
+
 CHECKS = {
+    "deepseek": check_deepseek,
+    "openrouter": lambda body: check_chat_completions(body, arguments_are_strings=True),
+    "mistral": check_mistral,
     "openai": lambda body: check_chat_completions(body, arguments_are_strings=True),
     "ollama": lambda body: check_chat_completions(body, arguments_are_strings=False),
     "anthropic": check_anthropic,
@@ -219,7 +266,7 @@ def test_switch_providers_mid_conversation(a: str, b: str) -> None:
     # Turns produced by provider A.
     calls = first.parse_response(tool_call_response(a))
     assert len(calls.tool_calls) == 2
-    if a in ("anthropic", "gemini", "openai_responses"):
+    if a in REASONING:
         assert calls.message.reasoning, "the reply's reasoning is kept"
     answer(history, calls)
     history.add(first.parse_response(fixture(a, "response_text.json")).message)

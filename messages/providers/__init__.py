@@ -1,5 +1,5 @@
 """Provider wire formats: OpenAI (chat completions and Responses), Groq, vLLM, Ollama,
-Anthropic and Gemini.
+Anthropic, Gemini, DeepSeek, OpenRouter and Mistral.
 
 ``get_provider(name)`` returns the provider object; each module is imported only
 when its provider is first asked for.
@@ -44,6 +44,9 @@ PROVIDERS: dict[str, str] = {
     "anthropic": ".anthropic",
     "gemini": ".gemini",
     "openai_responses": ".openai_responses",
+    "deepseek": ".deepseek",
+    "openrouter": ".openrouter",
+    "mistral": ".mistral",
 }
 
 _cache: dict[str, Provider] = {}

@@ -741,8 +741,10 @@ def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: Losses) -> None:
     """A loss for each piece of another provider's state kept on a message.
 
-    Its unknown blocks, its refusal and its thought signature on the text are
-    only ever re-sent to that provider (``key``).
+    Its unknown blocks, its refusal, its thought signature on the text, an audio
+    answer, keys kept from its content parts (such as ``cache_control``), the chat
+    dialects' ``prefix`` flag and OpenRouter's ``reasoning_details`` are only ever
+    re-sent to that provider (``key``).
     """
     rule = f"dropped: only re-sent to {key}"
     for item in kept_unknown(state):
@@ -763,6 +765,8 @@ def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: 
         losses.add(path, f"prefix flag from {key}", rule)
     if state.get("items"):  # the Responses API's output items: ids, phases, layout
         losses.add(path, f"output item ids and layout from {key}", rule)
+    if state.get("reasoning_details"):
+        losses.add(path, f"reasoning_details from {key}", rule)
 
 
 def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:

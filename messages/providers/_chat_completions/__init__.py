@@ -14,9 +14,10 @@ strict mode), ``_readers`` (what they all share).
 
 from __future__ import annotations
 
-from ._format import ChatCompletionsFormat
-from ._parse import ChatCompletionsProvider
+from ._format import CACHE_KEY, CallIdMap, ChatCompletionsFormat
+from ._parse import ChatCompletionsProvider, PartDecoder
 from ._readers import (
+    FINISH,
     KIND_CALLS,
     KIND_DEVELOPER,
     KIND_RESULT,
@@ -33,19 +34,23 @@ from ._readers import (
     freeze_arguments,
     kind_of,
     own_extras,
+    own_reasoning,
     parse_arguments,
     parser,
     read_error,
     reasoning_to_send,
+    reinsert_unknown,
     respond,
     stream_delta,
     tool_call_delta,
     unique_ids,
 )
-from ._stream import ChatCompletionsStream
+from ._stream import ChatCompletionsStream, UsageReader
 from ._tools import function_tools, openai_strict_schema, parse_function_tools
 
 __all__ = [
+    "CACHE_KEY",
+    "FINISH",
     "KINDS",
     "KIND_CALLS",
     "KIND_DEVELOPER",
@@ -55,6 +60,7 @@ __all__ = [
     "KIND_USER",
     "ChatCompletionsFormat",
     "ChatCompletionsProvider",
+    "CallIdMap",
     "ChatCompletionsStream",
     "FormattingProvider",
     "ToolPairing",
@@ -67,11 +73,15 @@ __all__ = [
     "kind_of",
     "openai_strict_schema",
     "own_extras",
+    "own_reasoning",
     "parse_arguments",
     "parse_function_tools",
+    "PartDecoder",
+    "UsageReader",
     "parser",
     "read_error",
     "reasoning_to_send",
+    "reinsert_unknown",
     "respond",
     "stream_delta",
     "tool_call_delta",

@@ -52,7 +52,29 @@ from ._tools import function_tools
 if TYPE_CHECKING:
     from ..._tool_definition import ToolDefinition
 
-__all__ = ["ChatCompletionsFormat"]
+__all__ = ["CACHE_KEY", "CallIdMap", "ChatCompletionsFormat"]
+
+#: The key of ``Message.extras`` holding a provider-neutral cache hint: a JSON object
+#: such as ``{"type": "ephemeral"}`` (optionally ``"ttl": "1h"``) that marks the end of
+#: the prefix to cache; carried where the wire has a place for it, a Loss elsewhere.
+CACHE_KEY: Final = "cache"
+
+
+class CallIdMap(dict[str, str]):
+    """The tool-call ids of one request, mapped to the ids a wire allows.
+
+    ``ids[call_id]`` gives the same wire id for a call and for every result that
+    answers it, and different wire ids for different ids: a dialect's subclass
+    works an id out in ``__missing__`` (Mistral: nine letters and digits) and keeps
+    it. hot path: a dict, so an id seen before costs one C lookup (~40 ns; a
+    method call ~120 ns); this base sends every id as it is.
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, call_id: str) -> str:
+        return call_id
+
 
 _USER, _TEXT, _CALLS, _RESULT, _SYSTEM = KIND_USER, KIND_TEXT, KIND_CALLS, KIND_RESULT, KIND_SYSTEM
 
@@ -68,6 +90,8 @@ class ChatCompletionsFormat(FormattingProvider):
     #: Key carrying this provider's own reasoning text on assistant messages (None:
     #: the wire takes none, and reasoning is a loss).
     reasoning_field: str | None = None
+    #: Accepts ``image_url`` parts.
+    image_input: bool = True
     #: Accepts ``input_audio`` parts.
     audio_input: bool = True
     #: Accepts ``file`` parts.
@@ -80,6 +104,25 @@ class ChatCompletionsFormat(FormattingProvider):
     #: answers no call is dropped (each a Loss); a last turn with no result at all
     #: is left pending. Off for servers that take any sequence (vLLM).
     pairs_tool_results: bool = True
+    #: A last turn whose calls have no result at all gets error results too (the server
+    #: wants every call answered in every request: Mistral); off, it is left pending.
+    answers_last_turn: bool = False
+    #: Text of an assistant message put between tool results and a user or system message
+    #: that follows them (Mistral takes only an assistant or tool message after a tool
+    #: message); None: such messages follow the results directly.
+    bridge_text: str | None = None
+    #: An assistant message with tool calls always carries ``reasoning_field``: ``""``
+    #: when it has no reasoning of this provider (DeepSeek's thinking mode rejects it else).
+    reasoning_with_calls: bool = False
+    #: Puts a message's cache hint (``extras["cache"]``) on its last content part as
+    #: ``cache_control`` (OpenRouter); else each hint is a Loss.
+    cache_control: bool = False
+    #: Sends a message's ``name`` (the participant) on system, user and assistant
+    #: messages; off (Mistral rejects the key), each name is a Loss.
+    message_names: bool = True
+    #: Maps tool-call ids to the ids the wire allows (one map per request, calls and
+    #: results alike); None: ids are sent as they are.
+    call_ids: type[CallIdMap] | None = None
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
         """The ``tools`` part of a request (each loss warns, as in ``format_request``)."""
@@ -108,9 +151,20 @@ class ChatCompletionsFormat(FormattingProvider):
         # the results (the API wants the tool messages right after the call)
         held: list[dict[str, Any]] | None = None
         d: dict[str, Any]
+        # the rules read once (most are off for most dialects: one local test each)
+        bridge = self.bridge_text
+        with_calls = self.reasoning_field if self.reasoning_with_calls else None
+        ids = self.call_ids() if self.call_ids is not None else None
+        wire_id = None if ids is None else ids.__getitem__  # hot path: bound once
+        # a message's cache hint, applied once its wire message is written:
+        # (index, hint, len(out), len(held)) before it
+        hinted: tuple[int, Any, int, int] | None = None
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
+            if hinted is not None:
+                self._cache_hint(out, held, hinted, losses)
+                hinted = None
             # hot path: the message class picks the writer (a dict subscript by type(m),
             # ~5 ns more than reading the role, which would still leave text and call
             # turns apart; m.__class__ costs ~10 ns more on a slotted dataclass)
@@ -119,7 +173,12 @@ class ChatCompletionsFormat(FormattingProvider):
             except KeyError:
                 kind = kind_of(m, i)
             name = m.name
-            own = EMPTY if not m.extras else own_extras(m, tag, i, losses)
+            if m.extras:
+                own = own_extras(m, tag, i, losses)
+                if CACHE_KEY in m.extras:
+                    hinted = (i, m.extras[CACHE_KEY], len(out), len(held) if held else 0)
+            else:
+                own = EMPTY
             # hot path: results first, the most frequent messages of a tool loop (two
             # branch tests less each: format_request ~3% less on the benchmark loop)
             if kind is _RESULT:
@@ -146,21 +205,26 @@ class ChatCompletionsFormat(FormattingProvider):
                 if name is not None:
                     losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
                 c = m.content
+                if wire_id is not None:
+                    cid = wire_id(cid)
                 if c.__class__ is str and not m.is_error:
                     out.append({"role": "tool", "tool_call_id": cid, "content": c})
                     continue
                 d, extra = self._tool(m, i, losses, own)
+                d["tool_call_id"] = cid
                 out.append(d)
                 if extra:
                     moved = extra if moved is None else moved + extra
                 continue
             if open_calls is not None and kind < _RESULT:
                 # a user or assistant turn: the calls left waiting get error results
-                self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses)
+                self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses, ids)
                 open_calls = None
-            if open_calls is None:
+            if open_calls is None and (moved is not None or held is not None):
                 # the results are complete: the media moved out of them, then the
                 # system messages held back, in their order
+                if bridge is not None and out[-1]["role"] == "tool":
+                    self._bridge(out, i, "message moved", losses)
                 if moved is not None:
                     out.append({"role": "user", "content": moved})
                     moved = None
@@ -169,6 +233,8 @@ class ChatCompletionsFormat(FormattingProvider):
                     held = None
             # string content is written here, parts and opaque state in the helpers
             if kind is _USER:
+                if bridge is not None and out and out[-1]["role"] == "tool":
+                    self._bridge(out, i, "user message", losses)
                 c = m.content
                 if c.__class__ is str:
                     out.append({"role": "user", "content": c})
@@ -179,7 +245,7 @@ class ChatCompletionsFormat(FormattingProvider):
                 if c is None or c.__class__ is str:
                     d = {"role": "assistant", "content": c or None}
                 else:
-                    d = self._assistant_parts(c, True, i, losses)
+                    d = self._assistant_parts(c, True, i, losses, own)
                 if own:
                     self._assistant_state(d, own, i, losses)
                 calls: Sequence[ToolCall] = m.tool_calls
@@ -192,13 +258,19 @@ class ChatCompletionsFormat(FormattingProvider):
                         if tc.extras:
                             state = True
                         fn = {"name": tc.name, "arguments": tc.arguments_json}
-                        wire.append({"id": tc.id, "type": "function", "function": fn})
+                        cid = tc.id if wire_id is None else wire_id(tc.id)
+                        wire.append({"id": cid, "type": "function", "function": fn})
                     if state:
                         call_state_losses(calls, tag, i, losses)
                     d["tool_calls"] = wire
                 bad: Sequence[InvalidToolCall] = m.invalid_tool_calls
                 if bad:
                     bad = self._invalid_calls(d, bad, i, losses)
+                    if wire_id is not None:
+                        for entry in d.get("tool_calls", ())[len(calls) :]:
+                            entry["id"] = wire_id(entry["id"])
+                if with_calls is not None and with_calls not in d and (calls or bad):
+                    d[with_calls] = ""
                 out.append(d)
                 if pairs and (calls or bad):
                     open_calls, open_invalid, open_at, answered = calls, bad, i, []
@@ -208,14 +280,14 @@ class ChatCompletionsFormat(FormattingProvider):
                 if c.__class__ is str:
                     d = {"role": "assistant", "content": c}
                 else:
-                    d = self._assistant_parts(c, False, i, losses)
+                    d = self._assistant_parts(c, False, i, losses, own)
                 if own:
                     self._assistant_state(d, own, i, losses)
                 out.append(d)
             else:  # system or developer
                 d = self._system(m, kind, i, losses, own)
                 if name is not None:
-                    d["name"] = name
+                    self._name(d, name, i, losses)
                 if open_calls is not None:
                     losses.add(
                         f"messages[{i}]",
@@ -224,15 +296,26 @@ class ChatCompletionsFormat(FormattingProvider):
                     )
                     held = [d] if held is None else [*held, d]
                 else:
+                    if bridge is not None and out and out[-1]["role"] == "tool":
+                        self._bridge(out, i, f"{d['role']} message", losses)
                     out.append(d)
                 continue
             if name is not None:
                 # chat completions carry a participant name on every role but tool
-                out[-1]["name"] = name
-        if open_calls is not None and answered:
+                self._name(out[-1], name, i, losses)
+        if hinted is not None:
+            self._cache_hint(out, held, hinted, losses)
+        if open_calls is not None and (answered or self.answers_last_turn):
             # a last turn with some results: the rest are answered; one with none
-            # at all is left pending (a tool may still be running), as repair does
-            self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses)
+            # at all is left pending (a tool may still be running), as repair does,
+            # unless the server wants every call answered
+            self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses, ids)
+        if (
+            (moved is not None or held is not None)
+            and bridge is not None
+            and out[-1]["role"] == "tool"
+        ):
+            self._bridge(out, len(items) - 1, "message moved", losses)
         if moved is not None:
             out.append({"role": "user", "content": moved})
         if held is not None:
@@ -250,6 +333,7 @@ class ChatCompletionsFormat(FormattingProvider):
         i: int,
         answered: list[str],
         losses: Losses,
+        ids: CallIdMap | None = None,
     ) -> None:
         """An error result for each call left unanswered (the API rejects the request else)."""
         groups: tuple[tuple[str, Sequence[ToolCall | InvalidToolCall]], ...] = (
@@ -260,12 +344,65 @@ class ChatCompletionsFormat(FormattingProvider):
             for k, call in enumerate(items):
                 if call.id in answered:
                     continue
-                out.append({"role": "tool", "tool_call_id": call.id, "content": UNANSWERED})
+                cid = call.id if ids is None else ids[call.id]
+                out.append({"role": "tool", "tool_call_id": cid, "content": UNANSWERED})
                 losses.add(
                     f"messages[{i}].{group}[{k}]",
                     "unanswered tool call",
                     f"answered with an error result: {self.name} requires a result for every call",
                 )
+
+    def _name(self, d: dict[str, Any], name: str, i: int, losses: Losses) -> None:
+        """A message's participant name, where the wire takes one (``message_names``)."""
+        if self.message_names:
+            d["name"] = name
+        else:
+            losses.add(
+                f"messages[{i}].name", "message name", f"dropped: {self.name} messages take no name"
+            )
+
+    def _bridge(self, out: list[dict[str, Any]], i: int, what: str, losses: Losses) -> None:
+        """An assistant message between tool results and what follows them (``bridge_text``)."""
+        out.append({"role": "assistant", "content": self.bridge_text})
+        losses.add(
+            f"messages[{i}]",
+            f"{what} right after tool results",
+            f"an assistant message {self.bridge_text!r} is put before it:"
+            f" {self.name} takes only an assistant or tool message after a tool message",
+        )
+
+    def _cache_hint(
+        self,
+        out: list[dict[str, Any]],
+        held: list[dict[str, Any]] | None,
+        hinted: tuple[int, Any, int, int],
+        losses: Losses,
+    ) -> None:
+        """Put message ``hinted[0]``'s cache hint on its wire message (``cache_control`` on
+        the last content part), or report it."""
+        i, hint, before, held_before = hinted
+        path = f"messages[{i}].extras.{CACHE_KEY}"
+        if not self.cache_control:
+            losses.add(path, "cache hint", f"dropped: {self.name} takes no cache hints")
+            return
+        if len(out) > before:
+            d = out[-1]
+        elif held and len(held) > held_before:
+            d = held[-1]
+        else:
+            losses.add(path, "cache hint", "dropped: its message is not sent")
+            return
+        if not isinstance(hint, Mapping) or not isinstance(hint.get("type"), str):
+            losses.add(path, "cache hint that is not an object with a type", "dropped")
+            return
+        control = thaw(hint)
+        c = d.get("content")
+        if isinstance(c, str) and c:
+            d["content"] = [{"type": "text", "text": c, "cache_control": control}]
+        elif isinstance(c, list) and c:
+            c[-1] = {**c[-1], "cache_control": control}
+        else:
+            losses.add(path, "cache hint", "dropped: its message has no content part to mark")
 
     # -- the parts of one message ------------------------------------------------------
 
@@ -287,6 +424,13 @@ class ChatCompletionsFormat(FormattingProvider):
         if t is TextPart:
             return {"type": "text", "text": cast("TextPart", p).text}
         if t is ImagePart or isinstance(p, ImagePart):
+            if not self.image_input:
+                losses.add(
+                    f"messages[{i}].content[{j}]",
+                    "image part",
+                    f"dropped: {self.name} chat messages take no image input",
+                )
+                return None
             img = cast("ImagePart", p)
             url: dict[str, Any] = {"url": img.data_url}
             if img.detail is not None:
@@ -347,10 +491,16 @@ class ChatCompletionsFormat(FormattingProvider):
         return d
 
     def _assistant_parts(
-        self, content: Sequence[ContentPart], has_calls: bool, i: int, losses: Losses
+        self,
+        content: Sequence[ContentPart],
+        has_calls: bool,
+        i: int,
+        losses: Losses,
+        own: Mapping[str, Any],
     ) -> dict[str, Any]:
         """An assistant message whose content is parts: the text joined, reasoning to
-        its field (only this provider's own, where the dialect has one)."""
+        its field (only this provider's own, where the dialect has one). ``own`` is
+        this provider's kept state of the message (a dialect may place it here)."""
         text = "".join([p.text for p in content if type(p) is TextPart or isinstance(p, TextPart)])
         d: dict[str, Any] = {"role": "assistant", "content": text or None if has_calls else text}
         field = self.reasoning_field

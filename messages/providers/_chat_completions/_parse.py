@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..._frozen import EMPTY
 from ..._json import json_type
 from ..._message import (
     AssistantMessage,
@@ -42,6 +43,7 @@ from .._base import (
     ChatResponse,
     FinishReason,
     StreamAccumulator,
+    Usage,
     as_list,
     as_mapping,
     guard_error,
@@ -69,7 +71,11 @@ from ._tools import parse_function_tools
 if TYPE_CHECKING:
     from ..._tool_definition import ToolDefinition
 
-__all__ = ["ChatCompletionsProvider", "content_text", "decode_part"]
+__all__ = ["ChatCompletionsProvider", "PartDecoder", "content_text", "decode_part"]
+
+#: Reads one content part of a dialect's own type at a path: the part and the keys it
+#: read besides ``type`` and the type's own key (None: keep the part as it is).
+PartDecoder = Callable[[Mapping[str, Any], str], tuple[ContentPart, tuple[str, ...]] | None]
 
 
 class ChatCompletionsProvider(ChatCompletionsFormat):
@@ -78,10 +84,33 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
 
     #: The stream accumulator of this dialect.
     stream_class: type[ChatCompletionsStream] = ChatCompletionsStream
+    #: Raw ``finish_reason`` -> FinishReason (anything else is OTHER).
+    finish_reasons: Mapping[str, FinishReason] = FINISH
+    #: Reads usage with ``_usage`` (vendor fields, metadata such as a cost) instead of
+    #: the plain ``chat_usage``.
+    custom_usage: bool = False
+    #: Reads ``reasoning_details`` with ``_details`` (OpenRouter's reasoning blocks).
+    reasoning_blocks: bool = False
+    #: Readers of content-part types the family does not share, by type (Mistral's
+    #: ``document_url``): each gives a part, or None to keep the part as it is.
+    part_decoders: Mapping[str, PartDecoder] = EMPTY
 
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
-        return self.stream_class(self.tag, self.name)
+        return self.stream_class(
+            self.tag, self.name, self.finish_reasons, self._usage if self.custom_usage else None
+        )
+
+    def _usage(self, raw: object, path: str) -> tuple[Usage | None, Mapping[str, Any] | None]:
+        """The usage of a response or chunk, and metadata keys it adds (see ``custom_usage``)."""
+        return chat_usage(raw, path), None
+
+    def _details(
+        self, msg: Mapping[str, Any], path: str, own: dict[str, Any], reasoning: str | None
+    ) -> str | Sequence[ReasoningPart] | None:
+        """The reasoning of a message that has reasoning blocks (see ``reasoning_blocks``):
+        ``reasoning`` is what the plain fields gave; blocks kept go in ``own``."""
+        return reasoning
 
     def parse_tools(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[ToolDefinition]:
         """The function tools of a request body (or a ``tools`` list); DecodeError when malformed.
@@ -177,17 +206,23 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
                 invalid = (c,)
             else:
                 calls = (c,)
+        if self.reasoning_blocks:
+            reasoning = self._details(msg, "choices[0].message", own, reasoning)
         raw_finish = ch.get("finish_reason")
         if raw_finish is None:
             finish = FinishReason.TOOL_CALLS if calls or invalid else FinishReason.STOP
         else:
             if raw_finish.__class__ is not str:
                 opt_str(raw_finish, "choices[0].finish_reason")
-            finish = FINISH.get(raw_finish, FinishReason.OTHER)
-        usage = chat_usage(b.get("usage"), "usage")
+            finish = self.finish_reasons.get(raw_finish, FinishReason.OTHER)
+        more = None
+        if self.custom_usage:
+            usage, more = self._usage(b.get("usage"), "usage")
+        else:
+            usage = chat_usage(b.get("usage"), "usage")
         tag = self.tag if reasoning or own else ""
         message = respond(
-            text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid
+            text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid, more
         )
         return make_response(message, finish, usage, model, (), raw_finish, refusal, resp_id)
 
@@ -235,7 +270,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     def _decode_user(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
     ) -> Message:
-        content, own = _user_content(m.get("content"), f"{path}.content")
+        content, own = _user_content(m.get("content"), f"{path}.content", self.part_decoders)
         extras = {self.tag: own} if own else None
         return UserMessage(content, name=_name(m, path), extras=extras)
 
@@ -256,7 +291,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             if not isinstance(prefix, bool):
                 raise DecodeError(f"expected a boolean, got {json_type(prefix)}", f"{path}.prefix")
             own["prefix"] = prefix
-        reasoning = (reasoning_of(m, path) or "") + thinking
+        plain = (reasoning_of(m, path) or "") + thinking
+        reasoning: str | Sequence[ReasoningPart] | None = plain
+        if self.reasoning_blocks:
+            reasoning = self._details(m, path, own, plain or None)
         seed = f"request\x1f{i}"
         calls: Sequence[ToolCall] = ()
         invalid: Sequence[InvalidToolCall] = ()
@@ -273,8 +311,11 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             else:
                 calls = (c,)
         parts: list[ContentPart] = []
-        if reasoning:
-            parts.append(ReasoningPart(reasoning, provider=tag))
+        if isinstance(reasoning, str):
+            if reasoning:
+                parts.append(ReasoningPart(reasoning, provider=tag))
+        elif reasoning:
+            parts.extend(reasoning)
         if text:
             parts.append(TextPart(text))
         name = _name(m, path)
@@ -282,13 +323,13 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         if calls or invalid:
             pairing.open(calls, invalid)
             return ToolCallMessage(calls, parts or None, invalid, name=name, extras=ext)
-        return AssistantMessage(parts if reasoning else text, name=name, extras=ext)
+        return AssistantMessage(parts if len(parts) > bool(text) else text, name=name, extras=ext)
 
     def _decode_tool(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
     ) -> Message:
         call_id = opt_str(m.get("tool_call_id"), f"{path}.tool_call_id")
-        content, own = _user_content(m.get("content"), f"{path}.content")
+        content, own = _user_content(m.get("content"), f"{path}.content", self.part_decoders)
         extras = {self.tag: own} if own else None
         return ToolResultMessage(
             pairing.answer(call_id, None, i), content, name=_name(m, path), extras=extras
@@ -386,10 +427,10 @@ def content_text(content: object, path: str, own: dict[str, Any]) -> tuple[str, 
 
 
 def _user_content(
-    content: object, path: str
+    content: object, path: str, decoders: Mapping[str, PartDecoder] = EMPTY
 ) -> tuple[str | tuple[ContentPart, ...], dict[str, Any] | None]:
     """User or tool content: a string or parts (unknown part types and keys of known
-    parts kept in the second value)."""
+    parts kept in the second value; ``decoders`` read the dialect's own part types)."""
     if type(content) is str:
         return content, None
     if content is None:
@@ -400,12 +441,17 @@ def _user_content(
     for j, p in enumerate(items):
         raw = as_mapping(p, f"{path}[{j}]")
         part = decode_part(raw, f"{path}[{j}]")
+        read: tuple[str, ...] = ()
         if part is None:
-            keep_unknown(own, j, f"{path}[{j}]", raw)
-            continue
+            decode = decoders.get(raw["type"]) if decoders else None
+            made = None if decode is None else decode(raw, f"{path}[{j}]")
+            if made is None:
+                keep_unknown(own, j, f"{path}[{j}]", raw)
+                continue
+            part, read = made
         parts.append(part)
-        if len(raw) > 2:
-            keep_keys(own, j, raw, raw["type"])
+        if len(raw) > 2 + len(read):
+            keep_keys(own, j, raw, raw["type"], read)
     return tuple(parts), own or None
 
 

@@ -11,12 +11,13 @@ instead of a response that ends empty and "truncated".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from ..._frozen import FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import dumps_compact, json_type
+from ..._parts import ReasoningPart
 from ..._streaming import ToolCallAccumulator
 from ...errors import DecodeError
 from .._base import (
@@ -47,7 +48,10 @@ from ._readers import (
     unique_ids,
 )
 
-__all__ = ["ChatCompletionsStream"]
+__all__ = ["ChatCompletionsStream", "UsageReader"]
+
+#: Reads a usage object at a path: the Usage, and metadata keys it adds (e.g. a cost).
+UsageReader = Callable[[object, str], tuple[Usage | None, Mapping[str, Any] | None]]
 
 _DONE: object = "[DONE]"
 _READS: Final = "chat.completion.chunk objects (with choices)"
@@ -73,12 +77,15 @@ class ChatCompletionsStream(CountingStream):
         "_error_details",
         "_events",
         "_finish",
+        "_finish_map",
         "_id",
         "_kept",
         "_model",
+        "_more",
         "_name",
         "_next",
         "_open",
+        "_read_usage",
         "_reasoning",
         "_refusal",
         "_tag",
@@ -89,10 +96,22 @@ class ChatCompletionsStream(CountingStream):
 
     #: Top-level key of vendor data in a chunk (Groq: ``x_groq``), read by ``_vendor``.
     vendor_key: str | None = None
+    #: Key of reasoning blocks in a delta (OpenRouter: ``reasoning_details``), read by
+    #: ``_blocks`` instead of the delta's plain reasoning.
+    blocks_key: str | None = None
 
-    def __init__(self, tag: str = "openai", name: str = "openai") -> None:
+    def __init__(
+        self,
+        tag: str = "openai",
+        name: str = "openai",
+        finish_reasons: Mapping[str, FinishReason] = FINISH,
+        usage: UsageReader | None = None,
+    ) -> None:
         self._tag = tag
         self._name = name
+        self._finish_map = finish_reasons
+        self._read_usage = usage
+        self._more: Mapping[str, Any] | None = None
         self._text: list[str] = []
         self._reasoning: list[str] = []
         self._refusal: list[str] = []
@@ -150,7 +169,10 @@ class ChatCompletionsStream(CountingStream):
                 self._without_choices(event)
             usage = event.get("usage")
             if usage is not None:
-                self._usage = chat_usage(usage, "usage")
+                if self._read_usage is None:
+                    self._usage = chat_usage(usage, "usage")
+                else:
+                    self._usage, self._more = self._read_usage(usage, "usage")
             if self.vendor_key is not None:
                 vendor = event.get(self.vendor_key)
                 if vendor is not None:
@@ -181,6 +203,15 @@ class ChatCompletionsStream(CountingStream):
     def _vendor(self, value: object) -> None:
         """Hook for the vendor data of a chunk (see ``vendor_key``)."""
 
+    def _blocks(self, value: object) -> tuple[StreamDelta, ...]:
+        """Hook for the reasoning blocks of a delta (see ``blocks_key``): their deltas."""
+        return NO_DELTAS
+
+    def _reasoning_parts(self, own: dict[str, Any]) -> str | Sequence[ReasoningPart] | None:
+        """The reasoning of the finished response (a dialect with reasoning blocks keeps
+        them in ``own`` and returns its parts)."""
+        return "".join(self._reasoning) or None
+
     def _set_error(self, value: object, path: str) -> None:
         self._error, self._error_details = read_error(value, path)
 
@@ -196,6 +227,12 @@ class ChatCompletionsStream(CountingStream):
         r = delta.get("reasoning")
         if r is None:
             r = delta.get("reasoning_content")
+        if self.blocks_key is not None:
+            blocks = delta.get(self.blocks_key)
+            if blocks:
+                # the chunk's plain reasoning repeats its blocks' text: read the blocks only
+                out = out + self._blocks(blocks)
+                r = None
         if r:
             if r.__class__ is not str:
                 raise DecodeError(
@@ -325,7 +362,7 @@ class ChatCompletionsStream(CountingStream):
         if error is not None:
             finish = FinishReason.ERROR
         elif raw is not None:
-            finish = FINISH.get(raw, FinishReason.OTHER)
+            finish = self._finish_map.get(raw, FinishReason.OTHER)
         else:
             finish = FinishReason.ERROR
             error = "stream ended before a finish_reason (truncated)"
@@ -333,7 +370,7 @@ class ChatCompletionsStream(CountingStream):
         own = dict(self._kept)
         if refusal:
             own["refusal"] = refusal
-        reasoning = "".join(self._reasoning) or None
+        reasoning = self._reasoning_parts(own)
         usage = self._usage if self._usage is not None else self._vendor_usage
         message = respond(
             "".join(self._text),
@@ -344,6 +381,7 @@ class ChatCompletionsStream(CountingStream):
             {self._tag: own} if own else None,
             self._error_details,
             bad,
+            self._more,
         )
         return make_response(message, finish, usage, self._model, (), raw, refusal, self._id, error)
 
