@@ -27,6 +27,7 @@ TYPE_CHECKING = False  # not typing's: `import messages` does not import typing
 if TYPE_CHECKING:
     from typing import Any
 
+    from ._cache import CacheHint
     from ._codec import (
         from_dict,
         from_json,
@@ -65,6 +66,7 @@ __all__ = [
     "ReasoningPart",
     "ContentPart",
     "Content",
+    "CacheHint",
     # tools
     "ToolCall",
     "InvalidToolCall",
@@ -105,6 +107,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "CacheHint": "._cache",
     "to_dict": "._codec",
     "from_dict": "._codec",
     "to_json": "._codec",

@@ -24,7 +24,7 @@ function returns an object whose ``type`` is the class asked for.
 
 from __future__ import annotations
 
-from ._fields import check_created_at, check_id, check_mapping, check_str
+from ._fields import check_cache, check_created_at, check_id, check_mapping, check_str
 from ._frozen import EMPTY
 from ._ids import counter, new_id, time_ns
 from ._parts import TextPart
@@ -108,11 +108,13 @@ def _common(
     extras: object,
     id: object,
     created_at: object,
+    cache: object,
 ) -> None:
     """Check and store the common fields on a message being built (a twin)."""
     self.name = None if name is None else check_str(name, "name")
     self.metadata = check_mapping(metadata, "metadata")
     self.extras = check_mapping(extras, "extras")
+    self.cache = check_cache(cache)
     if id is None:
         if created_at is None:
             self.created_at = time_ns()
@@ -142,6 +144,7 @@ def content_message_init(
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: Any = None,
+        cache: Any = None,
     ) -> None:
         if content.__class__ is not str:
             content = check(content)
@@ -157,15 +160,17 @@ def content_message_init(
             and extras is None
             and id is None
             and created_at is None
+            and cache is None
         ):
             # hot path: the usual call passes only content (saves the _common call, ~70 ns)
             self.name = None
             self.metadata = EMPTY
             self.extras = EMPTY
+            self.cache = None
             self.created_at = time_ns()
             self.id = _next()
         else:
-            _common(self, name, metadata, extras, id, created_at)
+            _common(self, name, metadata, extras, id, created_at, cache)
         self.__class__ = cls
 
     return __init__
@@ -189,6 +194,7 @@ def tool_result_message_init(
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: Any = None,
+        cache: Any = None,
     ) -> None:
         if (
             tool_call_id.__class__ is not str
@@ -214,14 +220,16 @@ def tool_result_message_init(
             and extras is None
             and id is None
             and created_at is None
+            and cache is None
         ):
             self.name = None
             self.metadata = EMPTY
             self.extras = EMPTY
+            self.cache = None
             self.created_at = time_ns()
             self.id = _next()
         else:
-            _common(self, name, metadata, extras, id, created_at)
+            _common(self, name, metadata, extras, id, created_at, cache)
         self.__class__ = cls
 
     return __init__
@@ -245,6 +253,7 @@ def tool_call_message_init(
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: Any = None,
+        cache: Any = None,
     ) -> None:
         # hot path: one or two valid calls of the exact type, in a tuple, with distinct
         # ids and no invalid calls, need no set of ids
@@ -279,14 +288,16 @@ def tool_call_message_init(
             and extras is None
             and id is None
             and created_at is None
+            and cache is None
         ):
             self.name = None
             self.metadata = EMPTY
             self.extras = EMPTY
+            self.cache = None
             self.created_at = time_ns()
             self.id = _next()
         else:
-            _common(self, name, metadata, extras, id, created_at)
+            _common(self, name, metadata, extras, id, created_at, cache)
         self.__class__ = cls
 
     return __init__
@@ -345,6 +356,7 @@ def message(
     extras: FrozenDict = EMPTY,
     id: str | None = None,
     created_at: Any = None,
+    cache: Any = None,
 ) -> T:
     """A System/Developer/User/Assistant message (or such a subclass), unchecked."""
     try:
@@ -355,6 +367,7 @@ def message(
     self.name = name
     self.metadata = metadata
     self.extras = extras
+    self.cache = cache
     if id is None:
         if created_at is None:
             self.created_at = time_ns()
@@ -379,6 +392,7 @@ def plain_message(cls: type[T], content: Any, id: str | None, created_at: Any) -
     self.name = None
     self.metadata = EMPTY
     self.extras = EMPTY
+    self.cache = None
     if id is None:
         if created_at is None:
             self.created_at = time_ns()
@@ -412,6 +426,7 @@ def plain_tool_call_message(
     self.name = None
     self.metadata = EMPTY
     self.extras = EMPTY
+    self.cache = None
     if id is None:
         if created_at is None:
             self.created_at = time_ns()
@@ -436,6 +451,7 @@ def tool_call_message(
     extras: FrozenDict = EMPTY,
     id: str | None = None,
     created_at: Any = None,
+    cache: Any = None,
 ) -> T:
     """A ToolCallMessage (or such a subclass), unchecked."""
     try:
@@ -448,6 +464,7 @@ def tool_call_message(
     self.name = name
     self.metadata = metadata
     self.extras = extras
+    self.cache = cache
     if id is None:
         if created_at is None:
             self.created_at = time_ns()
@@ -473,6 +490,7 @@ def tool_result_message(
     extras: FrozenDict = EMPTY,
     id: str | None = None,
     created_at: Any = None,
+    cache: Any = None,
 ) -> T:
     """A ToolResultMessage (or such a subclass), unchecked."""
     try:
@@ -486,6 +504,7 @@ def tool_result_message(
     self.name = name
     self.metadata = metadata
     self.extras = extras
+    self.cache = cache
     if id is None:
         if created_at is None:
             self.created_at = time_ns()

@@ -30,6 +30,7 @@ __all__ = [
     "USER_PARTS",
     "check_arguments",
     "check_bool",
+    "check_cache",
     "check_content",
     "check_created_at",
     "check_id",
@@ -120,6 +121,17 @@ def check_created_at(value: object, path: str = "created_at") -> datetime:
         reject("datetime must be timezone-aware", path)
     utc = _ids.UTC
     return value if value.tzinfo is utc else value.astimezone(utc)
+
+
+def check_cache(value: object, path: str = "cache") -> Any:
+    """A ``CacheHint`` or None."""
+    if value is None:
+        return None
+    from ._cache import CacheHint  # only messages that carry a hint pay for the import
+
+    if not isinstance(value, CacheHint):
+        reject(f"expected a CacheHint or None, got {type(value).__name__}", path)
+    return value
 
 
 def check_mapping(value: object, path: str) -> FrozenDict:

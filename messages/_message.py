@@ -23,6 +23,7 @@ from ._fields import (
     TOOL_PARTS,
     USER_PARTS,
     check_bool,
+    check_cache,
     check_content,
     check_created_at,
     check_id,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any, ClassVar, TypeVar
 
+    from ._cache import CacheHint
     from ._registry import MessageRegistry
     from ._tool_result import ToolResult
 
@@ -81,6 +83,7 @@ class Message:
     Equality and hash cover everything except ``id`` and ``created_at``.
     ``metadata`` is developer context; ``extras`` holds unknown fields captured
     when decoding and provider-specific fields (kept in storage, never sent).
+    ``cache`` marks the end of a cacheable prompt prefix (see ``CacheHint``).
     ``id`` is made when not given (unique across processes, time-ordered) and
     ``created_at`` is the construction time unless given; both are formatted on
     first read.
@@ -99,6 +102,7 @@ class Message:
     name: str | None = field(default=None, kw_only=True)
     metadata: Mapping[str, Any] = field(default=EMPTY, kw_only=True, repr=False)
     extras: Mapping[str, Any] = field(default=EMPTY, kw_only=True, repr=False)
+    cache: CacheHint | None = field(default=None, kw_only=True)
     id: str = field(default=None, kw_only=True, compare=False)  # type: ignore[assignment]
     created_at: datetime = field(default=None, kw_only=True, compare=False)  # type: ignore[assignment]
 
@@ -114,6 +118,7 @@ class Message:
             store(self, "name", check_str(name, "name"))
         store(self, "metadata", check_mapping(self.metadata, "metadata"))
         store(self, "extras", check_mapping(self.extras, "extras"))
+        store(self, "cache", check_cache(self.cache))
         mid = _id_field.raw(self)
         created = _created_field.raw(self)
         if mid is None:
@@ -212,7 +217,8 @@ class Message:
             size = "content=None"
         else:
             size = f"text_len={len(self.text)}, parts={len(c)}"
-        return f"{type(self).__name__}(id={ident(self.id)}, role={self.role.value}, {size}{self._repr_more()})"
+        cached = ", cache" if self.cache is not None else ""
+        return f"{type(self).__name__}(id={ident(self.id)}, role={self.role.value}, {size}{self._repr_more()}{cached})"
 
     def _repr_more(self) -> str:
         return ""
@@ -228,10 +234,17 @@ class Message:
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
+        cache: CacheHint | None = None,
     ) -> SystemMessage:
         """A system message."""
         return SystemMessage(
-            text, name=name, metadata=metadata, extras=extras, id=id, created_at=created_at
+            text,
+            name=name,
+            metadata=metadata,
+            extras=extras,
+            id=id,
+            created_at=created_at,
+            cache=cache,
         )
 
     @staticmethod
@@ -243,10 +256,17 @@ class Message:
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
+        cache: CacheHint | None = None,
     ) -> DeveloperMessage:
         """A developer message."""
         return DeveloperMessage(
-            text, name=name, metadata=metadata, extras=extras, id=id, created_at=created_at
+            text,
+            name=name,
+            metadata=metadata,
+            extras=extras,
+            id=id,
+            created_at=created_at,
+            cache=cache,
         )
 
     @staticmethod
@@ -258,10 +278,17 @@ class Message:
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
+        cache: CacheHint | None = None,
     ) -> UserMessage:
         """A user message from a string or parts."""
         return UserMessage(
-            content, name=name, metadata=metadata, extras=extras, id=id, created_at=created_at
+            content,
+            name=name,
+            metadata=metadata,
+            extras=extras,
+            id=id,
+            created_at=created_at,
+            cache=cache,
         )
 
     @staticmethod
@@ -275,6 +302,7 @@ class Message:
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
+        cache: CacheHint | None = None,
     ) -> AssistantMessage:
         """An assistant message; a ToolCallMessage when there are tool calls, valid or not."""
         if tool_calls or invalid_tool_calls:
@@ -287,6 +315,7 @@ class Message:
                 extras=extras,
                 id=id,
                 created_at=created_at,
+                cache=cache,
             )
         return AssistantMessage(
             content,  # type: ignore[arg-type]  # None is refused at run time, by name
@@ -295,6 +324,7 @@ class Message:
             extras=extras,
             id=id,
             created_at=created_at,
+            cache=cache,
         )
 
     @staticmethod
@@ -309,6 +339,7 @@ class Message:
         extras: Mapping[str, Any] | None = None,
         id: str | None = None,
         created_at: datetime | None = None,
+        cache: CacheHint | None = None,
     ) -> ToolResultMessage:
         """A tool result message answering ``tool_call_id``."""
         return ToolResultMessage(
@@ -321,6 +352,7 @@ class Message:
             extras=extras,
             id=id,
             created_at=created_at,
+            cache=cache,
         )
 
 
@@ -405,6 +437,7 @@ class SystemMessage(Message):
             extras: Mapping[str, Any] | None = None,
             id: str | None = None,
             created_at: datetime | None = None,
+            cache: CacheHint | None = None,
         ) -> None: ...
 
     else:
@@ -433,6 +466,7 @@ class DeveloperMessage(Message):
             extras: Mapping[str, Any] | None = None,
             id: str | None = None,
             created_at: datetime | None = None,
+            cache: CacheHint | None = None,
         ) -> None: ...
 
     else:
@@ -461,6 +495,7 @@ class UserMessage(Message):
             extras: Mapping[str, Any] | None = None,
             id: str | None = None,
             created_at: datetime | None = None,
+            cache: CacheHint | None = None,
         ) -> None: ...
 
     else:
@@ -492,6 +527,7 @@ class AssistantMessage(Message):
             extras: Mapping[str, Any] | None = None,
             id: str | None = None,
             created_at: datetime | None = None,
+            cache: CacheHint | None = None,
         ) -> None: ...
 
     else:
@@ -570,6 +606,7 @@ class ToolCallMessage(AssistantMessage):
             extras: Mapping[str, Any] | None = None,
             id: str | None = None,
             created_at: datetime | None = None,
+            cache: CacheHint | None = None,
         ) -> None: ...
 
     else:
@@ -633,6 +670,7 @@ class ToolResultMessage(Message):
             extras: Mapping[str, Any] | None = None,
             id: str | None = None,
             created_at: datetime | None = None,
+            cache: CacheHint | None = None,
         ) -> None: ...
 
     else:

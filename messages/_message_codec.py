@@ -54,7 +54,7 @@ from ._part_codec import (
 )
 from ._timestamps import ISO_TEXT, check_stamp_text, created_value
 from ._tool_call import ToolCall
-from .errors import DecodeError, ValidationError, undecodable
+from .errors import DecodeError, ValidationError, ident, undecodable
 
 __all__ = ["RESERVED_KEYS", "decoder_for", "encoder_for"]
 
@@ -75,9 +75,10 @@ RESERVED_KEYS = frozenset(
         "metadata",
         "extras",
         "created_at",
+        "cache",
     )
 )
-_BASE_KEYS = frozenset(("id", "role", "name", "metadata", "extras", "created_at"))
+_BASE_KEYS = frozenset(("id", "role", "name", "metadata", "extras", "created_at", "cache"))
 _CONTENT_KEYS = _BASE_KEYS | {"content"}
 # A plain assistant consumes empty/null tool_calls and function_call silently.
 _ASSISTANT_KEYS = _CONTENT_KEYS | {"tool_calls", "function_call"}
@@ -121,6 +122,8 @@ def _add_common(d: dict[str, Any], m: Any, reserved: frozenset[str]) -> None:
         d["metadata"] = md
     if m.extras:
         _spread(d, m.extras, reserved)
+    if m.cache is not None:
+        d["cache"] = m.cache.to_dict()
 
 
 def _add_common_shared(d: dict[str, Any], m: Any, reserved: frozenset[str]) -> None:
@@ -131,6 +134,8 @@ def _add_common_shared(d: dict[str, Any], m: Any, reserved: frozenset[str]) -> N
         d["metadata"] = m.metadata
     if m.extras:
         _spread(d, m.extras, reserved, True)
+    if m.cache is not None:
+        d["cache"] = m.cache.to_dict()
 
 
 def _content_encoder(role: str, share: bool) -> Encoder:
@@ -151,7 +156,12 @@ def _content_encoder(role: str, share: bool) -> Encoder:
             d = {"id": mid, "role": role, "content": c, "created_at": created}
         else:
             d = {"id": mid, "role": role, "content": _enc_parts(c), "created_at": created}
-        if m.name is not None or m.metadata is not EMPTY or m.extras is not EMPTY:
+        if (
+            m.name is not None
+            or m.metadata is not EMPTY
+            or m.extras is not EMPTY
+            or m.cache is not None
+        ):
             add(d, m, RESERVED_KEYS)
         return d
 
@@ -198,7 +208,12 @@ def _tool_call_message_encoder(share: bool) -> Encoder:
             calls += [enc_invalid(c) for c in m.invalid_tool_calls]
         d["tool_calls"] = calls
         d["created_at"] = created
-        if m.name is not None or m.metadata is not EMPTY or m.extras is not EMPTY:
+        if (
+            m.name is not None
+            or m.metadata is not EMPTY
+            or m.extras is not EMPTY
+            or m.cache is not None
+        ):
             add(d, m, RESERVED_KEYS)
         return d
 
@@ -232,7 +247,12 @@ def _tool_result_message_encoder(share: bool) -> Encoder:
         tool_name = m.tool_name
         if tool_name is not None:
             d["tool_name"] = tool_name
-        if m.name is not None or m.metadata is not EMPTY or m.extras is not EMPTY:
+        if (
+            m.name is not None
+            or m.metadata is not EMPTY
+            or m.extras is not EMPTY
+            or m.cache is not None
+        ):
             add(d, m, RESERVED_KEYS)
         return d
 
@@ -342,6 +362,23 @@ def _name(name: object) -> str | None:
     return _opt_str(name, "name")
 
 
+def _cache(value: object) -> Any:
+    """The ``cache`` key: ``{}`` or ``{"ttl": ...}`` as a CacheHint; None when absent."""
+    if value is None:
+        return None
+    from ._cache import CacheHint
+
+    if value.__class__ is not dict and not isinstance(value, Mapping):
+        _fail(f"expected an object, got {json_type(value)}", "cache")
+    unknown = [k for k in value if k != "ttl"]
+    if unknown:
+        _fail(f"unknown key {ident(unknown[0])}; a cache hint has only ttl", "cache")
+    try:
+        return CacheHint(value.get("ttl"))
+    except ValidationError as exc:
+        raise DecodeError(exc.message, f"cache.{exc.path}") from None
+
+
 def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) -> Decoder:
     def decode(cls: Any, d: Mapping[str, Any]) -> Any:
         # hot path: the keys every canonical dict has are read by subscript (~15 ns
@@ -379,11 +416,14 @@ def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) 
             name = _name(name)
         raw_metadata = d.get("metadata")
         metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-        if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d):
+        cache = _cache(d.get("cache"))
+        if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
+            cache is not None
+        ):
             extras = EMPTY
         else:
             extras = _extras(d, known, RESERVED_KEYS)
-        return message(cls, content, name, metadata, extras, mid, created)
+        return message(cls, content, name, metadata, extras, mid, created, cache)
 
     return decode
 
@@ -485,14 +525,19 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
         name = _name(name)
     raw_metadata = d.get("metadata")
     metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d):
+    cache = _cache(d.get("cache"))
+    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
+        cache is not None
+    ):
         extras = EMPTY
     else:
         extras = _extras(d, _TOOL_CALL_MSG_KEYS, RESERVED_KEYS)
     if tcs and fc is not None:
         # both given: the tool calls win and the legacy call is kept, not lost
         extras = FrozenDict({**extras, "function_call": _freeze_value(fc, "function_call")})
-    return tool_call_message(cls, calls, content, invalid, name, metadata, extras, mid, created)
+    return tool_call_message(
+        cls, calls, content, invalid, name, metadata, extras, mid, created, cache
+    )
 
 
 def tool_result_fields(d: Mapping[str, Any]) -> tuple[str, Any, bool, str | None]:
@@ -562,7 +607,7 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
         3 + (mid is not None) + (created is not None) + (tool_name is not None) + ("is_error" in d)
     )
     if len(d) == seen:
-        name = None
+        name = cache = None
         metadata = extras = EMPTY
     else:
         name = d.get("name")
@@ -570,12 +615,15 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
             name = _name(name)
         raw_metadata = d.get("metadata")
         metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-        if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d):
+        cache = _cache(d.get("cache"))
+        if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
+            cache is not None
+        ):
             extras = EMPTY
         else:
             extras = _extras(d, _TOOL_RESULT_KEYS, RESERVED_KEYS)
     return tool_result_message(
-        cls, call_id, content, is_error, tool_name, name, metadata, extras, mid, created
+        cls, call_id, content, is_error, tool_name, name, metadata, extras, mid, created, cache
     )
 
 
