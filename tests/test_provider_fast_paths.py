@@ -1,6 +1,6 @@
 """Provider formatting fast paths give exactly what the general paths give.
 
-Anthropic's and Gemini's ``convert`` first try a fast path for plain
+Gemini's ``convert`` first tries a fast path for plain
 conversations (text turns, tool calls without extras, paired text results); it
 returns None for anything else and the general path formats the conversation.
 These tests hold the two to the same body and losses, over generated
@@ -27,13 +27,12 @@ from messages import (
     UserMessage,
 )
 from messages.providers import get_provider
-from messages.providers.anthropic import _fast_body
 from messages.providers.gemini import _fast_contents
 from tests.conversations import any_sequences, conversations
 from tests.strategies import messages as any_messages
 
-PROVIDERS = ("anthropic", "gemini")
-FAST = {"anthropic": _fast_body, "gemini": _fast_contents}
+PROVIDERS = ("gemini",)
+FAST = {"gemini": _fast_contents}
 
 
 def _same(name: str, ms: list[Message]) -> None:
