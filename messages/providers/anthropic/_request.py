@@ -22,7 +22,7 @@ from ..._message import AssistantMessage, Message, SystemMessage, ToolResultMess
 from ..._parts import ContentPart, FilePart, ImagePart, TextPart
 from ...errors import DecodeError, ValidationError
 from .._base import decode_error, fast_list, fast_mapping, freeze_decoded, opt_str, required_str
-from ._blocks import Turn, keys_item, read_assistant, unknown_item
+from ._blocks import keys_item, read_assistant, unknown_item
 from ._common import KNOWN_KEYS, state_extras, with_state
 
 
@@ -87,9 +87,7 @@ def _assistant_turn(content: Any, path: str, tag: str) -> AssistantMessage:
     if type(content) is str:
         return message(AssistantMessage, content)
     blocks = fast_list(content, f"{path}.content")
-    turn = Turn()
-    read_assistant(blocks, f"{path}.content", tag, turn)
-    return turn.message(tag, request=True, where=f"{path}.content")
+    return read_assistant(blocks, f"{path}.content", tag, True)
 
 
 def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..._build import chat_response
 from ..._frozen import EMPTY, FrozenDict
 from ..._message import AssistantMessage
 from ...errors import DecodeError
@@ -15,11 +16,10 @@ from .._base import (
     fast_list,
     fast_mapping,
     freeze_decoded,
-    make_response,
     make_usage,
     opt_str,
 )
-from ._blocks import Turn, read_assistant
+from ._blocks import read_assistant
 from ._common import STOP_REASONS, count
 
 
@@ -35,8 +35,6 @@ def read_response(body: Mapping[str, Any], tag: str) -> ChatResponse:
     blocks = body.get("content")
     if blocks.__class__ is not list:
         blocks = fast_list(blocks, "content")
-    turn = Turn()
-    read_assistant(blocks, "content", tag, turn)
     usage = read_usage(body.get("usage"), "usage")
     # hot path: opt_str only when the value is not a str (it then reports or passes None)
     stop = body.get("stop_reason")
@@ -54,9 +52,12 @@ def read_response(body: Mapping[str, Any], tag: str) -> ChatResponse:
     if details is not None:
         more, refusal = stop_details(details, stop, "stop_details")
     metadata = FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
-    message = turn.message(tag, request=False, metadata=metadata, more=more)
+    message = read_assistant(blocks, "content", tag, False, metadata, more)
     finish = STOP_REASONS.get(stop, FinishReason.OTHER) if stop is not None else FinishReason.OTHER
-    return make_response(message, finish, usage, model, (), stop, refusal, resp_id)
+    return chat_response(
+        ChatResponse, message, finish, usage, model, message.invalid_tool_calls, stop, refusal,
+        resp_id, None,
+    )  # fmt: skip
 
 
 def stop_details(details: Any, stop: str | None, path: str) -> tuple[dict[str, Any], str | None]:

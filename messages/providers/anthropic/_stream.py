@@ -17,9 +17,10 @@ from typing import Any
 from ..._build import stream_delta, tool_call_delta
 from ..._frozen import EMPTY, FrozenDict, freeze
 from ..._json import json_type, loads
+from ..._message import AssistantMessage
 from ..._parts import ReasoningPart
 from ..._streaming import ToolCallDelta
-from ..._tool_call import InvalidToolCall
+from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, MessageError, ident
 from .._base import (
     ChatResponse,
@@ -33,7 +34,7 @@ from .._base import (
     opt_str,
     required_str,
 )
-from ._blocks import Turn, unknown_item
+from ._blocks import assistant_message, extra_keys, unknown_item
 from ._common import NAME, STOP_REASONS, entry_error
 from ._response import stop_details, usage_of
 from ._tools import read_call
@@ -309,17 +310,13 @@ class AnthropicStream(StreamAccumulator):
                 raise DecodeError("stream ended before message_start (missing)", "message_start")
             if not self._stopped:
                 raise DecodeError("stream ended before message_stop (truncated)", "message_stop")
-        tag = self._tag
-        turn = Turn()
-        for index in sorted(self._blocks):
-            _finish_block(self._blocks[index], index, tag, turn)
         more = None
         refusal = None
         stop = self._stop
         if self._details is not None:
             more, refusal = stop_details(self._details, stop, self._details_path)
         if self._error is not None:
-            message = turn.message(tag, request=False, more=more)
+            message = self._message(EMPTY, more)
             return make_response(
                 message, FinishReason.ERROR, None, self._model, (), stop, refusal, self._id,
                 self._error,
@@ -329,11 +326,55 @@ class AnthropicStream(StreamAccumulator):
         metadata = (
             FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
         )
-        message = turn.message(tag, request=False, metadata=metadata, more=more)
+        message = self._message(metadata, more)
         finish = (
             STOP_REASONS.get(stop, FinishReason.OTHER) if stop is not None else FinishReason.OTHER
         )
         return make_response(message, finish, usage, self._model, (), stop, refusal, self._id)
+
+    def _message(self, metadata: FrozenDict, more: dict[str, Any] | None) -> AssistantMessage:
+        """The streamed blocks, in index order, as the non-streaming response has them."""
+        tag = self._tag
+        parts: list[Any] = []
+        seq: list[str] = []
+        calls: list[ToolCall] = []
+        invalid: list[InvalidToolCall] | None = None
+        unknown: list[FrozenDict] | None = None
+        keys: list[FrozenDict] | None = None
+        reasoning = False
+        for index in sorted(self._blocks):
+            block = self._blocks[index]
+            kind = block.kind
+            if kind == "text":
+                parts.append("".join(block.chunks))
+                seq.append("p")
+                if block.extra:
+                    keys = extra_keys(
+                        keys, {"type": "text", **block.extra}, "text", index, f"content[{index}]"
+                    )
+            elif kind == "tool_use":
+                call = _finish_call(block, index)
+                if call.__class__ is ToolCall:
+                    calls.append(call)
+                    seq.append("c")
+                else:
+                    invalid = [call] if invalid is None else [*invalid, call]  # type: ignore[list-item]
+                    seq.append("i")
+            elif kind == "thinking":
+                parts.append(ReasoningPart("".join(block.chunks), block.signature, False, tag))
+                seq.append("p")
+                reasoning = True
+            elif kind == "redacted_thinking":
+                parts.append(ReasoningPart(block.chunks[0], None, True, tag))
+                seq.append("p")
+                reasoning = True
+            else:
+                item = unknown_item(_streamed_block(block), index, f"content[{index}]")
+                unknown = [item] if unknown is None else [*unknown, item]
+        return assistant_message(
+            parts, seq, calls, invalid, unknown, keys, reasoning, tag, False, metadata, more,
+            "content",
+        )  # fmt: skip
 
 
 _USAGE_KEYS = (
@@ -345,37 +386,20 @@ _USAGE_KEYS = (
 _NO_USAGE = [None, None, None, None]
 
 
-def _finish_block(block: _Block, index: int, tag: str, turn: Turn) -> None:
-    """Add one streamed block to the turn, as the non-streaming response would have it."""
-    kind = block.kind
-    if kind == "text":
-        turn.parts.append("".join(block.chunks))
-        turn.seq.append("p")
-        if block.extra:
-            turn.add_keys(index, "text", block.extra, f"content[{index}]")
-    elif kind == "tool_use":
-        assert block.call is not None
-        call_id, name = block.call
-        raw = "".join(block.chunks)
-        if raw.strip():
-            try:
-                args: Any = loads(raw, f"content[{index}].input")
-            except DecodeError as exc:
-                turn.add_call(_unparsed(call_id, name, raw, exc))
-                return
-        else:
-            start = block.start_input
-            args = start if isinstance(start, Mapping) else {}
-        turn.add_call(read_call(call_id, name, args, raw or None, "content", index))
-    elif kind == "thinking":
-        turn.parts.append(ReasoningPart("".join(block.chunks), block.signature, False, tag))
-        turn.seq.append("p")
-    elif kind == "redacted_thinking":
-        turn.parts.append(ReasoningPart(block.chunks[0], None, True, tag))
-        turn.seq.append("p")
+def _finish_call(block: _Block, index: int) -> ToolCall | InvalidToolCall:
+    """A streamed ``tool_use`` block's call, its input joined and parsed."""
+    assert block.call is not None
+    call_id, name = block.call
+    raw = "".join(block.chunks)
+    if raw.strip():
+        try:
+            args: Any = loads(raw, f"content[{index}].input")
+        except DecodeError as exc:
+            return _unparsed(call_id, name, raw, exc)
     else:
-        turn.unknown.append(unknown_item(_streamed_block(block), index, f"content[{index}]"))
-        turn.layout = True
+        start = block.start_input
+        args = start if isinstance(start, Mapping) else {}
+    return read_call(call_id, name, args, raw or None, "content", index)
 
 
 def _unparsed(call_id: str, name: str, raw: str, exc: DecodeError) -> InvalidToolCall:
