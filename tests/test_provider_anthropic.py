@@ -1311,7 +1311,7 @@ def test_a_kept_order_that_does_not_fit_the_message_is_ignored(order: object) ->
 def test_kept_keys_and_blocks_after_an_invalid_call_stay_on_their_block() -> None:
     # an invalid call goes back in its place (input {}): what came after it too
     cited = [{"type": "char_location", "cited_text": "b", "document_index": 0}]
-    content = [
+    content: list[dict[str, Any]] = [
         {"type": "tool_use", "id": "t0", "name": "f", "input": [1]},
         {"type": "text", "text": "A"},
         {"type": "mystery", "x": 1},
