@@ -102,8 +102,15 @@ def own_state(extras: Mapping[str, Any], tag: str, path: str, losses: Losses) ->
 
 
 def foreign_losses(key: str, state: Mapping[str, Any], path: str, losses: Losses) -> None:
-    """A loss for each piece of ``key``'s state that only ``key`` is sent."""
+    """A loss for each piece of ``key``'s state that only ``key`` is sent.
+
+    For another origin of Anthropic, the keys kept on its blocks (``cache_control``,
+    ``citations``...) and its system blocks are losses too: the same wire would carry
+    them, but they belong to that endpoint.
+    """
     foreign_state_losses(key, state, path, losses)
+    if key.partition("@")[0] != NAME:
+        return
     rule = f"dropped: only re-sent to {key}"
     kept = state.get("keys")
     for item in kept if isinstance(kept, (list, tuple)) else ():
