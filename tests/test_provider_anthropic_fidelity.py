@@ -301,6 +301,25 @@ def test_a_changed_message_reports_the_cache_hints_it_lost() -> None:
         PROVIDER.format_request(ms, strict=True)
 
 
+def test_keys_of_a_responses_tool_use_go_back_with_it() -> None:
+    # e.g. ``caller`` (who invoked the tool), which the API may add to a tool_use
+    content = [
+        {"type": "text", "text": "Checking."},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {}, "caller": {"type": "direct"}},
+    ]
+    m = PROVIDER.parse_response(_response(content, "tool_use")).message
+    sent = PROVIDER.convert([UserMessage("q"), m, ToolResultMessage("t1", "r")])
+    assert sent.body["messages"][1]["content"] == content
+    assert sent.losses == ()
+
+
+def test_a_message_that_is_not_a_message_is_refused_by_its_index() -> None:
+    with pytest.raises(ValidationError) as info:
+        PROVIDER.format_request([UserMessage("q"), {"role": "user", "content": "x"}])  # type: ignore[list-item]
+    assert info.value.path == "messages[1]"
+    assert "cannot format a message of type dict" in info.value.message
+
+
 def test_kept_cache_hints_never_reach_another_provider() -> None:
     ms = PROVIDER.parse_messages(_cached_request())
     for name in ("openai", "gemini"):

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._message import Message
-from ...errors import DecodeError, MessageError
+from ...errors import DecodeError, MessageError, ValidationError
 from .._base import GUARDED_ERRORS, ChatResponse, Conversion, Loss, Provider, format_error
 from ._common import NAME, entry_error
 from ._format import format_messages
@@ -54,7 +54,7 @@ class AnthropicProvider(Provider):
         except MessageError:
             raise
         except GUARDED_ERRORS as exc:
-            raise format_error(exc) from None
+            raise _format_failure(exc, messages) from None
         return body, losses.items
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
@@ -100,6 +100,17 @@ class AnthropicProvider(Provider):
     def stream(self) -> AnthropicStream:
         """A fresh accumulator for one SSE stream (feed each ``data:`` payload)."""
         return AnthropicStream(self.tag)
+
+
+def _format_failure(exc: BaseException, messages: Sequence[object]) -> ValidationError:
+    """What a formatting failure means: an item that is not a message (the caller's
+    types said it was), else state in extras that was edited by hand or stored corrupt."""
+    for i, m in enumerate(messages):
+        if not isinstance(m, Message):
+            return ValidationError(
+                f"cannot format a message of type {type(m).__name__}", f"messages[{i}]"
+            )
+    return format_error(exc)
 
 
 PROVIDER = AnthropicProvider()
