@@ -147,12 +147,10 @@ def format_messages(
                 blocks: list[Any] = []
                 out.append({"role": "assistant", "content": blocks})
                 role = "assistant"
-                start = 0
             else:
                 role, blocks, later = _open_assistant(
                     out, role, cur, later, first, calls, i, losses
                 )
-                start = len(blocks)
             cur = blocks
             if content:
                 if content.__class__ is str:
@@ -177,7 +175,7 @@ def format_messages(
                 later = [] if later is None else later  # placeholders to take out on close
                 first = i
             if own_i == i and "order" in own:
-                _in_wire_order(blocks, start, m, own["order"])
+                _in_wire_order(blocks, content, m, own["order"])
             continue
         if t is UserMessage:
             content = m.content  # type: ignore[attr-defined]
@@ -655,8 +653,10 @@ def _invalid_calls(
     return placeholder
 
 
-def _in_wire_order(blocks: list[Any], start: int, m: Message, order: object) -> None:
-    """A message's part and call blocks (``blocks[start:]``) put in their wire order.
+def _in_wire_order(blocks: list[Any], content: Any, m: Message, order: object) -> None:
+    """A message's part and call blocks (the last of ``blocks``) put in their wire order.
+
+    ``content`` is what the message's content gave: None, a string, or its blocks.
 
     ``order`` (kept when parsed) holds ``p`` for a part, ``c`` for a call and ``i``
     for an invalid call, in wire order; when it no longer fits the message (edited,
@@ -664,7 +664,8 @@ def _in_wire_order(blocks: list[Any], start: int, m: Message, order: object) -> 
     """
     n_calls = len(m.tool_calls)
     n_invalid = len(m.invalid_tool_calls)
-    n_parts = len(blocks) - start - n_calls - n_invalid
+    n_parts = 0 if not content else 1 if content.__class__ is str else len(content)
+    start = len(blocks) - n_parts - n_calls - n_invalid
     if (
         type(order) is not str
         or order.strip("pci")
