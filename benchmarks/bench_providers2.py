@@ -5,7 +5,9 @@ its baseline beside it:
 
 * ``format_request`` per message of a 100-message conversation with parallel
   tool calls, beside the canonical codec's ``to_dict`` of the same messages
-  (target: within 2x);
+  (target: within 2x); for Anthropic also a conversation whose messages merge into
+  wire turns (the assistant's text and its call are two messages, the user speaks
+  again right after the results), which one formatting path serves alike;
 * ``parse_response`` per response message, beside ``to_dict`` of the message it
   produces;
 * streaming: ns per event over 10,000 text and tool-argument events (feed every
@@ -19,12 +21,14 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from _timing import compare
 from _workloads import Row, conversation, format_rows, parse_times, stream_runner
 
+from messages import Message, ToolCall, to_dict
 from messages.providers import get_provider
 
 NAMES = ("anthropic", "gemini")
@@ -166,9 +170,47 @@ def _stream_rows() -> list[Row]:
     ]
 
 
+def merging_conversation(n: int = 100) -> list[Message]:
+    """``n`` messages whose turns merge on the Anthropic wire (see the module docstring)."""
+    out: list[Message] = [Message.system(SYSTEM)]
+    t = 0
+    while len(out) < n:
+        call = ToolCall(f"toolu_{t}", "get_weather", {"city": "Paris", "unit": "celsius"})
+        out += [
+            Message.user(f"What's the weather in Paris? (turn {t})"),
+            Message.assistant("Let me check."),
+            Message.assistant(None, [call]),
+            Message.tool_result(call.id, "18C, light rain"),
+            Message.user("And is it windy?"),
+            Message.assistant("Paris is 18C with light rain and a light breeze."),
+        ]
+        t += 1
+    return out[:n]
+
+
+def _merging_rows() -> list[Row]:
+    ms = merging_conversation()
+    n = len(ms)
+    t = compare(
+        {
+            "anthropic": partial(get_provider("anthropic").format_request, ms),
+            "to_dict": partial(to_dict, ms),
+        }
+    )
+    return [
+        (
+            f"format_request per message, anthropic ({n} msgs, merged turns)",
+            t["anthropic"] / n,
+            t["to_dict"] / n,
+            "to_dict per message",
+        )
+    ]
+
+
 def bench_providers2() -> list[Row]:
     """Every Anthropic and Gemini row (see the module docstring)."""
-    return format_rows(conversation(system=SYSTEM), NAMES) + _parse_rows() + _stream_rows()
+    rows = format_rows(conversation(system=SYSTEM), NAMES) + _merging_rows()
+    return rows + _parse_rows() + _stream_rows()
 
 
 def profile() -> None:

@@ -91,6 +91,13 @@ def check_response_facts(r: ChatResponse, expected: dict[str, Any]) -> None:
             assert call.extras["gemini"]["thought_signature"] == exp["signature"]
         if exp.get("id") is None:
             assert call.id.startswith("call_derived_")
+    if "stop_details" in expected:  # Anthropic: kept in the message's provider state
+        [details] = [
+            state["stop_details"]
+            for state in r.message.extras.values()
+            if isinstance(state, Mapping) and "stop_details" in state
+        ]
+        assert {k: details.get(k) for k in expected["stop_details"]} == expected["stop_details"]
     if "error" in expected and isinstance(expected["error"], Mapping):
         assert r.error is not None
         assert expected["error"]["type"] in r.error

@@ -587,7 +587,7 @@ def test_parse_messages_accepts_a_bare_list() -> None:
     ("body", "path"),
     [
         ({"messages": "x"}, "messages"),
-        ({"messages": [{"role": "system", "content": "x"}]}, "messages[0].role"),
+        ({"messages": [{"role": "tool", "content": "x"}]}, "messages[0].role"),
         ({"messages": [{"role": "user"}]}, "messages[0].content"),
         (
             {"messages": [{"role": "user", "content": [{"type": "tool_use"}]}]},
@@ -607,17 +607,6 @@ def test_parse_messages_accepts_a_bare_list() -> None:
                 ]
             },
             "messages[0].content[0].id",
-        ),
-        (
-            {
-                "messages": [
-                    {
-                        "role": "assistant",
-                        "content": [{"type": "tool_use", "id": "t", "name": "f", "input": "{}"}],
-                    }
-                ]
-            },
-            "messages[0].content[0].input",
         ),
         (
             {
@@ -1067,14 +1056,15 @@ def test_formatted_requests_are_well_formed(kinds: list[str]) -> None:
 
 
 def test_whitespace_set_is_what_str_isspace_accepts() -> None:
-    from messages.providers import anthropic
+    from messages.providers.anthropic._common import SPACES
 
     every = {chr(c) for c in range(0x110000) if chr(c).isspace()}
-    assert every == anthropic._SPACES
+    assert every == SPACES
 
 
-def test_tool_input_json_cannot_hold_is_an_invalid_call_in_a_response() -> None:
-    # json.loads lets NaN through; the stream makes the same input an invalid call
+def test_tool_input_json_cannot_hold_is_an_invalid_call() -> None:
+    # json.loads lets NaN through; the stream makes the same input an invalid call,
+    # and so do a response and an imported request
     blocks = [
         {"type": "text", "text": "hi"},
         {"type": "tool_use", "id": "t1", "name": "f", "input": {"x": float("nan")}},
@@ -1085,10 +1075,12 @@ def test_tool_input_json_cannot_hold_is_an_invalid_call_in_a_response() -> None:
     assert [c.id for c in r.tool_calls] == ["t2"]
     [bad] = r.invalid_tool_calls
     assert (bad.id, bad.raw_arguments) == ("t1", '{"x":NaN}')
-    assert bad.error.startswith("content[1].input")
-    with pytest.raises(DecodeError) as info:
-        PROVIDER.parse_messages([{"role": "assistant", "content": blocks}])
-    assert info.value.path == "[0].content[1].input.x"
+    assert bad.error.startswith("content[1].input.x:")
+    [imported] = PROVIDER.parse_messages([{"role": "assistant", "content": blocks}])
+    assert [c.id for c in imported.tool_calls] == ["t2"]
+    [bad] = imported.invalid_tool_calls
+    assert (bad.id, bad.raw_arguments) == ("t1", '{"x":NaN}')
+    assert bad.error.startswith("[0].content[1].input.x:")
 
 
 def _two_calls() -> Message:
@@ -1254,9 +1246,14 @@ def test_a_repeated_tool_use_id_is_an_invalid_call_and_the_rest_parses() -> None
     r = PROVIDER.parse_response(response(blocks, "tool_use"))
     assert r.text == "hi"
     assert [(c.id, c.name) for c in r.tool_calls] == [("t1", "f")]
-    assert [(c.id, c.name, c.raw_arguments) for c in r.invalid_tool_calls] == [
-        ("t1", "g", '{"a":1}')
-    ]
+    [again] = r.invalid_tool_calls
+    # ids are unique within a message: the repeat gets an id derived from the turn
+    assert again.id.startswith("call_derived_")
+    assert (again.name, again.raw_arguments) == ("g", '{"a":1}')
+    assert again.error == "content: a repeated tool_use id 't1'"
+    assert PROVIDER.parse_response(response(blocks, "tool_use")).invalid_tool_calls == (again,)
+    # the message round-trips through the canonical codec
+    assert Message.from_dict(r.message.to_dict()) == r.message
 
 
 @pytest.mark.parametrize(
@@ -1312,9 +1309,9 @@ def test_a_kept_order_that_does_not_fit_the_message_is_ignored(order: object) ->
 
 
 def test_kept_keys_and_blocks_after_an_invalid_call_stay_on_their_block() -> None:
-    # an invalid call is not sent back: what came after it keeps its place
+    # an invalid call goes back in its place (input {}): what came after it too
     cited = [{"type": "char_location", "cited_text": "b", "document_index": 0}]
-    content = [
+    content: list[dict[str, Any]] = [
         {"type": "tool_use", "id": "t0", "name": "f", "input": [1]},
         {"type": "text", "text": "A"},
         {"type": "mystery", "x": 1},
@@ -1322,5 +1319,15 @@ def test_kept_keys_and_blocks_after_an_invalid_call_stay_on_their_block() -> Non
     ]
     whole = PROVIDER.parse_response(response(content, "end_turn"))
     assert [c.id for c in whole.invalid_tool_calls] == ["t0"]
-    sent = PROVIDER.convert([Message.user("q"), whole.message, Message.user("more")])
+    tail = [Message.tool_result("t0", "bad arguments", is_error=True)]
+    sent = PROVIDER.convert([Message.user("q"), whole.message, *tail])
+    assert sent.body["messages"][1]["content"] == [{**content[0], "input": {}}, *content[1:]]
+    assert [(loss.path, loss.what) for loss in sent.losses] == [
+        ("messages[1].tool_calls[0].raw_arguments", "arguments of an invalid tool call")
+    ]
+    # one whose name the API refuses is not sent, and the rest keep their places
+    content[0] = {"type": "tool_use", "id": "t0", "name": "bad name", "input": {}}
+    whole = PROVIDER.parse_response(response(content, "end_turn"))
+    sent = PROVIDER.convert([Message.user("q"), whole.message, *tail])
     assert sent.body["messages"][1]["content"] == content[1:]
+    assert [loss.path for loss in sent.losses] == ["messages[1].tool_calls[0]", "messages[2]"]

@@ -291,3 +291,34 @@ def test_switch_providers_mid_conversation(a: str, b: str) -> None:
     # The whole conversation goes well-formed to both providers again.
     format_for(second, history, a)
     format_for(first, history, a)
+
+
+ORIGINS = (None, "bedrock", "vertex")
+ORIGIN_PAIRS = list(itertools.permutations(ORIGINS, 2))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), ORIGIN_PAIRS, ids=[f"{a or 'direct'}-to-{b or 'direct'}" for a, b in ORIGIN_PAIRS]
+)
+def test_switch_between_anthropic_origins(a: str | None, b: str | None) -> None:
+    """Anthropic direct, Bedrock and Vertex reject each other's signatures: a turn of
+    one origin goes to another well-formed, its reasoning a reported loss."""
+    first, second = get_provider("anthropic", origin=a), get_provider("anthropic", origin=b)
+    history = ConversationHistory(
+        [Message.system("You are a travel assistant."), Message.user("Weather in Paris and Tokyo?")]
+    )
+    answer(history, first.parse_response(tool_call_response("anthropic")))
+    history.add(first.parse_response(fixture("anthropic", "response_text.json")).message)
+    history.add(Message.user("And tomorrow?"))
+    other = second.convert(history.messages())
+    check_anthropic(other.body)
+    wire = json.dumps(other.body)
+    assert all(sig not in wire for sig in signatures("anthropic"))
+    assert [loss.path for loss in other.losses] == [
+        "messages[2].content[0]",
+        "messages[2].content[1]",
+    ]
+    same = first.convert(history.messages())
+    check_anthropic(same.body)
+    assert all(sig in json.dumps(same.body) for sig in signatures("anthropic"))
+    assert same.losses == ()
