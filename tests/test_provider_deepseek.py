@@ -158,6 +158,24 @@ def test_images_are_dropped_with_a_loss() -> None:
     ]
 
 
+def test_an_image_in_a_tool_result_is_dropped_in_place() -> None:
+    """DeepSeek takes no images anywhere: the part is dropped (one Loss), not moved to
+    a user message that would carry nothing but a marker."""
+    image = ImagePart(data="iVBORw0KGgo=", media_type="image/png")
+    ms = [
+        Message.user("chart?"),
+        Message.assistant(None, [ToolCall("call_1", "chart", {})]),
+        Message.tool_result("call_1", [TextPart("rendered"), image]),
+    ]
+    conversion = P.convert(ms)
+    wire = conversion.body["messages"]
+    assert [m["role"] for m in wire] == ["user", "assistant", "tool"]
+    assert wire[2]["content"] == [{"type": "text", "text": "rendered"}]
+    assert [(x.path, x.what) for x in conversion.losses] == [
+        ("messages[2].content[1]", "image part")
+    ]
+
+
 def test_developer_becomes_system_and_cache_hints_are_reported() -> None:
     m = Message.developer("rules", extras={"cache": {"type": "ephemeral"}})
     conversion = P.convert([m, Message.user("hi")])

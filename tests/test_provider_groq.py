@@ -179,15 +179,18 @@ def test_developer_becomes_system_with_a_loss() -> None:
     assert [loss.what for loss in conversion.losses] == ["developer role"]
 
 
-def test_audio_in_a_tool_result_is_moved_then_dropped() -> None:
+def test_audio_in_a_tool_result_is_dropped_not_moved() -> None:
+    """Groq takes no audio: the part is dropped where it is (one Loss), and no user
+    message is added after the results to carry nothing."""
     ms = [
         Message.assistant(None, [ToolCall("call_1", "rec", {})]),
         Message.tool_result("call_1", [TextPart("done"), AudioPart(data="AA==", format="wav")]),
     ]
     conversion = P.convert(ms)
     wire = conversion.body["messages"]
-    assert [m["role"] for m in wire] == ["assistant", "tool", "user"]
-    assert [loss.what for loss in conversion.losses] == ["AudioPart in a tool result", "audio part"]
+    assert [m["role"] for m in wire] == ["assistant", "tool"]
+    assert wire[1]["content"] == [{"type": "text", "text": "done"}]
+    assert [loss.what for loss in conversion.losses] == ["audio part"]
 
 
 # -- fuzzing ------------------------------------------------------------------------------

@@ -577,16 +577,17 @@ class ChatCompletionsFormat(FormattingProvider):
                 if type(p) is TextPart or isinstance(p, TextPart):
                     texts.append({"type": "text", "text": p.text})
                     continue
-                if moved is None:
-                    moved = [{"type": "text", "text": f"[content of tool result {m.tool_call_id}]"}]
+                enc = self._part(p, i, j, losses)
+                if enc is None:  # this provider cannot send it at all: _part reported it
+                    continue
                 losses.add(
                     f"messages[{i}].content[{j}]",
                     f"{type(p).__name__} in a tool result",
                     "moved to a user message after the tool results: tool messages carry text only",
                 )
-                enc = self._part(p, i, j, losses)
-                if enc is not None:
-                    moved.append(enc)
+                if moved is None:
+                    moved = [{"type": "text", "text": f"[content of tool result {m.tool_call_id}]"}]
+                moved.append(enc)
             if not texts and moved is not None:
                 texts.append(
                     {"type": "text", "text": "[non-text content follows in a user message]"}

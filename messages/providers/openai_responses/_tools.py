@@ -12,8 +12,8 @@ given. Built-in tool definitions (``web_search``, ``file_search``, ``mcp``,
 a function without ``strict`` is strict (the API's default); other tools are not
 ToolDefinitions and are left out (the command line reports them).
 
-The strict-mode rewriting repeats the rules of the chat-completions module (no
-provider module imports another); both follow OpenAI's structured-outputs rules.
+The strict-mode schema comes from ``providers._openai_strict``, shared with Chat
+Completions: both follow OpenAI's structured-outputs rules.
 """
 
 from __future__ import annotations
