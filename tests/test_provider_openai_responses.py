@@ -903,7 +903,7 @@ def test_errors_and_reprs_never_show_content() -> None:
             P.parse_messages,
             {
                 "input": [
-                    {"role": "system", "content": [{"type": "input_text", "text": SECRET, "x": 1}]}
+                    {"role": "system", "content": [{"type": "input_image", "image_url": SECRET}]}
                 ]
             },
         ),
