@@ -59,7 +59,16 @@ NAME = "openai_responses"
 
 #: Request keys that are options, not conversation (never formatted back).
 OPTIONS = frozenset(
-    ("model", "store", "include", "reasoning", "tool_choice", "parallel_tool_calls", "stream")
+    (
+        "model",
+        "store",
+        "include",
+        "reasoning",
+        "tool_choice",
+        "parallel_tool_calls",
+        "stream",
+        "prompt_cache_options",
+    )
 )
 
 
