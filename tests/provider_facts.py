@@ -55,6 +55,8 @@ def compare_message(m: Message, expected: dict[str, Any], *, ids: bool = True) -
         assert result_json(m) == expected["result_json"]
     if "tool_name" in expected and expected["tool_name"] is not None:
         assert got.get("tool_name") == expected["tool_name"]
+    if "cache" in expected:  # the message's cache hint: its canonical dict, or null
+        assert (None if m.cache is None else m.cache.to_dict()) == expected["cache"]
     exp_calls = expected.get("tool_calls", [])
     assert len(got["tool_calls"]) == len(exp_calls)
     for g, e in zip(got["tool_calls"], exp_calls, strict=True):

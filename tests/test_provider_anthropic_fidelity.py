@@ -127,9 +127,9 @@ def test_an_imported_system_message_goes_to_the_top_for_another_origin() -> None
     assert [t["text"] for t in conversion.body["system"]] == [
         ms[0].text, ms[4].text, ms[7].text,
     ]  # fmt: skip
-    assert [loss.path for loss in conversion.losses] == [
-        "messages[4]", "messages[7]", "messages[7]",
-    ]  # fmt: skip
+    assert [loss.path for loss in conversion.losses] == ["messages[4]", "messages[7]"]
+    # the cache_control of its last block is the message's hint: it goes with it
+    assert conversion.body["system"][-1]["cache_control"] == {"type": "ephemeral"}
 
 
 def _late(system: SystemMessage) -> list[Any]:
@@ -237,6 +237,7 @@ def test_a_stream_keeps_stop_details_from_message_delta() -> None:
 
 
 def _cached_request() -> dict[str, Any]:
+    """A cache_control on each kind of user and system block (four: the API's limit)."""
     return {
         "system": [{"type": "text", "text": "S", "cache_control": CACHE}],
         "messages": [
@@ -250,6 +251,15 @@ def _cached_request() -> dict[str, Any]:
                     {"type": "text", "text": "Compare them.", "cache_control": CACHE},
                 ],
             },
+        ],
+    }  # fmt: skip
+
+
+def _cached_calls() -> dict[str, Any]:
+    """A cache_control on a tool_use, a tool_result and a block inside it."""
+    return {
+        "messages": [
+            {"role": "user", "content": "q"},
             {
                 "role": "assistant",
                 "content": [
@@ -271,31 +281,38 @@ def _cached_request() -> dict[str, Any]:
     }  # fmt: skip
 
 
-def test_cache_control_on_every_block_round_trips() -> None:
-    body = _cached_request()
-    conversion = PROVIDER.convert(PROVIDER.parse_messages(body))
+@pytest.mark.parametrize("make", [_cached_request, _cached_calls])
+def test_cache_control_on_every_block_round_trips(make: Any) -> None:
+    body = make()
+    ms = PROVIDER.parse_messages(body)
+    # on the last block of a message it is the message's hint; elsewhere a kept key
+    assert [m.cache is not None for m in ms] == (
+        [True, True] if make is _cached_request else [False, True, True]
+    )
+    conversion = PROVIDER.convert(ms)
     assert conversion.losses == ()
     assert conversion.body == body
 
 
-def test_a_changed_message_reports_the_cache_hints_it_lost() -> None:
+def test_a_changed_message_keeps_its_hint_and_reports_the_keys_it_lost() -> None:
     ms = PROVIDER.parse_messages(_cached_request())
     system, user = ms[0], ms[1]
     assert isinstance(system, SystemMessage)
     assert isinstance(user, UserMessage)
+    assert system.extras == {}  # one plain block and its hint: nothing else to keep
     ms[0] = dataclasses.replace(system, content="S, edited")
     ms[1] = dataclasses.replace(user, content=(TextPart("Compare them."),))
     conversion = PROVIDER.convert(ms)
-    assert conversion.body["system"] == "S, edited"
+    assert conversion.body["system"] == [
+        {"type": "text", "text": "S, edited", "cache_control": CACHE}
+    ]
     assert conversion.body["messages"][0] == {
         "role": "user",
-        "content": [{"type": "text", "text": "Compare them."}],
+        "content": [{"type": "text", "text": "Compare them.", "cache_control": CACHE}],
     }
     assert [(loss.path, loss.what) for loss in conversion.losses] == [
-        ("messages[0]", "kept system blocks whose text was changed"),
         ("messages[1]", "kept keys of a image block that is no longer there"),
         ("messages[1]", "kept keys of a document block that is no longer there"),
-        ("messages[1]", "kept keys of a text block that is no longer there"),
     ]
     with pytest.raises(ValidationError):
         PROVIDER.format_request(ms, strict=True)
@@ -321,10 +338,11 @@ def test_a_message_that_is_not_a_message_is_refused_by_its_index() -> None:
 
 
 def test_kept_cache_hints_never_reach_another_provider() -> None:
-    ms = PROVIDER.parse_messages(_cached_request())
-    for name in ("openai", "gemini"):
-        conversion = get_provider(name).convert(ms)
-        assert "cache_control" not in str(conversion.body)
+    for make in (_cached_request, _cached_calls):
+        ms = PROVIDER.parse_messages(make())
+        for name in ("openai", "gemini"):
+            conversion = get_provider(name).convert(ms)
+            assert "cache_control" not in str(conversion.body)
 
 
 def test_reasoning_of_another_origin_in_a_built_message_is_a_loss() -> None:

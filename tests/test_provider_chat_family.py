@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from messages import (
+    CacheHint,
     DecodeError,
     DeveloperMessage,
     InvalidToolCall,
@@ -556,21 +557,50 @@ def test_prompt_cache_breakpoints_go_back_on_their_parts() -> None:
     body = _fixture("openai/request_prompt_cache_breakpoint.json")
     p = get_provider("openai")
     ms = p.parse_messages(body)
+    # on the last part of the system message: its hint; on the user's first part: a kept key
+    assert (ms[0].cache, ms[0].extras) == (CacheHint(), {})
+    assert ms[1].cache is None and "openai" in ms[1].extras
     assert p.convert(ms).body["messages"] == body["messages"]
     for name in ("groq", "vllm", "ollama"):
         losses = get_provider(name).convert(ms).losses
         assert [(loss.path, loss.what) for loss in losses] == [
-            ("messages[0]", "openai part keys 'prompt_cache_breakpoint'"),
+            ("messages[0].cache", "cache hint"),
             ("messages[1]", "openai part keys 'prompt_cache_breakpoint'"),
         ], name
 
 
-def test_a_breakpoint_on_an_edited_system_text_is_a_loss() -> None:
+def test_a_breakpoint_on_an_edited_system_text() -> None:
     p = get_provider("openai")
     (system, _) = p.parse_messages(_fixture("openai/request_prompt_cache_breakpoint.json"))
     assert isinstance(system, SystemMessage)
+    # the message's hint stays with it when its text changes
     edited = dataclasses.replace(system, content="Be brief.")
     conversion = p.convert([edited])
+    assert conversion.body["messages"] == [
+        {
+            "role": "system",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Be brief.",
+                    "prompt_cache_breakpoint": {"mode": "explicit"},
+                }
+            ],
+        }
+    ]
+    assert conversion.losses == ()
+    # a breakpoint kept on another part is lost with the text it was kept for
+    wire = [
+        {
+            "role": "system",
+            "content": [
+                {"type": "text", "text": "A", "prompt_cache_breakpoint": {"mode": "explicit"}},
+                {"type": "text", "text": "B"},
+            ],
+        }
+    ]
+    (kept,) = p.parse_messages(wire)
+    conversion = p.convert([dataclasses.replace(kept, content="Be brief.")])
     assert conversion.body["messages"] == [{"role": "system", "content": "Be brief."}]
     assert [loss.what for loss in conversion.losses] == ["kept part keys"]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from messages import ImagePart, Message, ReasoningPart, TextPart, ToolCall
+from messages import CacheHint, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 from messages.providers import FinishReason, get_provider
 from messages.providers.deepseek import PROVIDER as DEEPSEEK
 from messages.providers.deepseek import DeepSeekProvider
@@ -177,12 +177,20 @@ def test_an_image_in_a_tool_result_is_dropped_in_place() -> None:
 
 
 def test_developer_becomes_system_and_cache_hints_are_reported() -> None:
-    m = Message.developer("rules", extras={"cache": {"type": "ephemeral"}})
+    m = Message.developer("rules", cache=CacheHint())
     conversion = P.convert([m, Message.user("hi")])
     assert conversion.body["messages"][0] == {"role": "system", "content": "rules"}
-    assert [(x.path, x.what) for x in conversion.losses] == [
-        ("messages[0]", "developer role"),
-        ("messages[0].extras.cache", "cache hint"),
+    assert [(x.path, x.what, x.rule) for x in conversion.losses] == [
+        (
+            "messages[0]",
+            "developer role",
+            "sent as a system message: deepseek has no developer role",
+        ),
+        (
+            "messages[0].cache",
+            "cache hint",
+            "dropped: deepseek takes no cache breakpoints (it caches request prefixes by itself)",
+        ),
     ]
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from messages import (
+    CacheHint,
     ConversationHistory,
     FilePart,
     ImagePart,
@@ -346,11 +347,14 @@ def test_names_are_a_loss() -> None:
 
 
 def test_cache_hints_are_reported() -> None:
-    m = Message.user("long document", extras={"cache": {"type": "ephemeral"}})
+    m = Message.user("long document", cache=CacheHint("1h"))
     conversion = P.convert([m])
     assert conversion.body["messages"][0] == {"role": "user", "content": "long document"}
     assert [(x.path, x.rule) for x in conversion.losses] == [
-        ("messages[0].extras.cache", "dropped: mistral takes no cache hints")
+        (
+            "messages[0].cache",
+            "dropped: mistral takes no cache breakpoints (it caches prompt prefixes by itself)",
+        )
     ]
 
 

@@ -59,7 +59,16 @@ NAME = "openai_responses"
 
 #: Request keys that are options, not conversation (never formatted back).
 OPTIONS = frozenset(
-    ("model", "store", "include", "reasoning", "tool_choice", "parallel_tool_calls", "stream")
+    (
+        "model",
+        "store",
+        "include",
+        "reasoning",
+        "tool_choice",
+        "parallel_tool_calls",
+        "stream",
+        "prompt_cache_options",
+    )
 )
 
 
@@ -903,7 +912,7 @@ def test_errors_and_reprs_never_show_content() -> None:
             P.parse_messages,
             {
                 "input": [
-                    {"role": "system", "content": [{"type": "input_text", "text": SECRET, "x": 1}]}
+                    {"role": "system", "content": [{"type": "input_image", "image_url": SECRET}]}
                 ]
             },
         ),

@@ -1,5 +1,5 @@
-"""OpenRouter's chat format: fixtures, reasoning_details kept and reassembled, cache_control
-and cache hints, usage with cost, fuzzing."""
+"""OpenRouter's chat format: fixtures, reasoning_details kept and reassembled, cache hints
+and cache_control, usage with cost, fuzzing."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from messages import ImagePart, Message, ReasoningPart, TextPart, ToolCall
+from messages import CacheHint, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 from messages.providers import FinishReason, get_provider
 from tests.conftest import fixture_entries, load_fixture
 from tests.provider_facts import unknown_blocks
@@ -207,24 +207,55 @@ def test_other_providers_reasoning_is_a_loss_here() -> None:
 # -- caching ------------------------------------------------------------------------------------
 
 
-def test_cache_control_on_parts_is_a_loss_elsewhere() -> None:
-    ms = P.parse_messages(load_fixture({"file": "openrouter/request_cache_control.json"}))
-    for name in ("openai", "groq", "deepseek", "mistral", "gemini", "openai_responses"):
+def test_cache_control_on_a_last_part_is_the_message_hint() -> None:
+    body = load_fixture({"file": "openrouter/request_cache_control.json"})
+    ms = P.parse_messages(body)
+    assert [m.cache for m in ms] == [CacheHint(), CacheHint("1h")]
+    # the system parts' lengths are kept, so that the request goes back split as it came
+    assert [m.extras for m in ms] == [{"openrouter": {"lengths": (97, 55)}}, {}]
+    assert P.convert(ms).body["messages"] == body["messages"]
+    # elsewhere the hints are carried (OpenAI: breakpoints, without the ttl) or reported
+    openai = get_provider("openai").convert(ms)
+    for wire in openai.body["messages"]:
+        assert wire["content"][-1]["prompt_cache_breakpoint"] == {"mode": "explicit"}
+    assert [(x.path, x.what) for x in openai.losses] == [
+        ("messages[1].cache.ttl", "cache hint ttl")
+    ]
+    for name in ("groq", "deepseek", "mistral", "gemini"):
         conversion = get_provider(name).convert(ms)
+        assert "cache_control" not in json.dumps(conversion.body), name
+        whats = [(x.path, x.what) for x in conversion.losses if x.what == "cache hint"]
+        assert whats == [("messages[0].cache", "cache hint"), ("messages[1].cache", "cache hint")]
+
+
+def test_cache_control_on_another_part_is_a_kept_key() -> None:
+    wire = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "doc", "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "question"},
+            ],
+        }
+    ]
+    (m,) = P.parse_messages(wire)
+    assert m.cache is None
+    assert P.convert([m]).body["messages"] == wire
+    for name in ("openai", "groq", "deepseek", "mistral", "gemini", "openai_responses"):
+        conversion = get_provider(name).convert([m])
         assert "cache_control" not in json.dumps(conversion.body), name
         whats = [x.what for x in conversion.losses]
         assert "openrouter part keys 'cache_control'" in whats, (name, whats)
 
 
 def test_cache_hints_become_cache_control_on_the_last_part() -> None:
-    hint = {"cache": {"type": "ephemeral"}}
+    hint = CacheHint()
     ms = [
-        Message.system("long instructions", extras=hint),
-        Message.user([TextPart("a"), ImagePart(url="https://x.test/a.png")], extras=hint),
-        Message.assistant(None, [ToolCall("call_1", "f", {})], extras=hint),
-        Message.tool_result(
-            "call_1", "result", extras={"cache": {"type": "ephemeral", "ttl": "1h"}}
-        ),
+        Message.system("long instructions", cache=hint),
+        Message.user([TextPart("a"), ImagePart(url="https://x.test/a.png")], cache=hint),
+        Message.assistant(None, [ToolCall("call_1", "f", {})], cache=hint),
+        Message.tool_result("call_1", "result", cache=CacheHint("1h")),
+        Message.assistant("done", cache=hint),
     ]
     conversion = P.convert(ms)
     wire = conversion.body["messages"]
@@ -237,23 +268,30 @@ def test_cache_hints_become_cache_control_on_the_last_part() -> None:
     assert wire[3]["content"] == [
         {"type": "text", "text": "result", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
     ]
+    assert wire[4]["content"] == [{"type": "text", "text": "done", "cache_control": control}]
     assert [(x.path, x.rule) for x in conversion.losses] == [
-        ("messages[2].extras.cache", "dropped: its message has no content part to mark")
+        ("messages[2].cache", "dropped: its message has no content part to mark")
     ]
+    # the request reads back as the same messages
+    back = P.parse_messages(conversion.body)
+    assert [m.cache for m in back] == [hint, hint, None, CacheHint("1h"), hint]
     # elsewhere in the family a hint is reported, never dropped silently
-    for name in ("openai", "groq", "vllm"):
+    for name in ("groq", "vllm", "deepseek", "mistral"):
         losses = get_provider(name).convert(ms[:2]).losses
-        assert [x.what for x in losses] == ["cache hint", "cache hint"], name
+        assert [x.path for x in losses if x.what == "cache hint"] == [
+            "messages[0].cache",
+            "messages[1].cache",
+        ], name
 
 
 def test_a_cache_hint_on_a_held_or_dropped_message() -> None:
-    hint = {"cache": {"type": "ephemeral"}}
+    hint = CacheHint()
     ms = [
         Message.user("q"),
         Message.assistant(None, [ToolCall("call_1", "f", {})]),
-        Message.system("note", extras=hint),
+        Message.system("note", cache=hint),
         Message.tool_result("call_1", "ok"),
-        Message.tool_result("call_9", "orphan", extras=hint),
+        Message.tool_result("call_9", "orphan", cache=hint),
         Message.user("next"),
     ]
     conversion = P.convert(ms)
@@ -262,7 +300,7 @@ def test_a_cache_hint_on_a_held_or_dropped_message() -> None:
         "role": "system",
         "content": [{"type": "text", "text": "note", "cache_control": {"type": "ephemeral"}}],
     }
-    assert ("messages[4].extras.cache", "dropped: its message is not sent") in [
+    assert ("messages[4].cache", "dropped: its message is not sent") in [
         (x.path, x.rule) for x in conversion.losses
     ]
 

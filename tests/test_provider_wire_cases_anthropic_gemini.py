@@ -698,12 +698,12 @@ A_REQUESTS: list[Case] = [
                 {
                     "type": "text",
                     "text": "You analyse documents.",
-                    "cache_control": {"type": "ephemeral"},
+                    "cache_control": {"type": "ephemeral", "ttl": "1h"},
                 },
                 {
                     "type": "text",
                     "text": " Be brief.",
-                    "cache_control": {"type": "ephemeral", "ttl": "1h"},
+                    "cache_control": {"type": "ephemeral"},
                 },
             ],
             "messages": [

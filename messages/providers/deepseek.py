@@ -26,7 +26,8 @@ The OpenAI format with DeepSeek's rules (api-docs.deepseek.com: "Thinking Mode",
   the rest of ``prompt_tokens``), ``completion_tokens_details.reasoning_tokens``
   the reasoning tokens. ``finish_reason`` ``insufficient_system_resource`` is
   ERROR. The ``prefix`` flag of a chat-prefix-completion turn is kept and sent back.
-* Cache hints are a Loss: DeepSeek caches request prefixes by itself.
+* Cache hints (``Message.cache``) are a Loss: DeepSeek caches request prefixes by
+  itself and takes no breakpoints.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._base import FinishReason, Usage, as_mapping, make_usage, opt_int
+from ._cache_hints import no_breakpoints
 from ._chat_completions import FINISH, ChatCompletionsProvider, chat_usage
 
 __all__ = ["PROVIDER", "DeepSeekProvider", "deepseek_usage"]
@@ -79,6 +81,7 @@ class DeepSeekProvider(ChatCompletionsProvider):
     strict_tools = False
     finish_reasons = _FINISH
     custom_usage = True
+    cache_rule = no_breakpoints("deepseek", "it caches request prefixes by itself")
 
     @property
     def thinking(self) -> bool:

@@ -9,12 +9,14 @@ tool definitions carry no ``strict`` flag. Streams send each tool call whole
 top-level ``usage`` wins when both are present); an error arrives as a top-level
 ``{"error": ...}`` object or as ``x_groq.error``. A 400 body with ``code:
 tool_use_failed`` parses to a response with finish_reason ERROR whose
-``message.metadata["error"]`` keeps ``code`` and ``failed_generation``.
+``message.metadata["error"]`` keeps ``code`` and ``failed_generation``. Cache hints
+(``Message.cache``) are a Loss: Groq caches prompt prefixes by itself.
 """
 
 from __future__ import annotations
 
 from ._base import as_mapping
+from ._cache_hints import no_breakpoints
 from ._chat_completions import ChatCompletionsProvider, ChatCompletionsStream, chat_usage
 
 __all__ = ["PROVIDER", "GroqProvider", "GroqStream"]
@@ -47,6 +49,7 @@ class GroqProvider(ChatCompletionsProvider):
     file_input = False
     strict_tools = False
     stream_class = GroqStream
+    cache_rule = no_breakpoints("groq", "it caches prompt prefixes by itself")
 
 
 PROVIDER = GroqProvider()

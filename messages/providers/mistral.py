@@ -33,7 +33,8 @@ by vLLM in Mistral mode):
   without a result (the last turn's too) get error results, each a Loss.
 * An assistant message with ``prefix: true`` (the turn the model continues) is
   kept and sent back to Mistral. ``finish_reason`` ``model_length`` is LENGTH,
-  ``error`` is ERROR. Cache hints are a Loss (Mistral has no cache field).
+  ``error`` is ERROR. Cache hints (``Message.cache``) are a Loss: Mistral caches
+  prompt prefixes by itself (``prompt_cache_key``) and takes no breakpoints.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .._message import Message, ToolCallMessage, ToolResultMessage
 from .._parts import ContentPart, FilePart, ImagePart, ReasoningPart, TextPart, parse_data_url
 from ..errors import DecodeError, ValidationError
 from ._base import FinishReason, Losses, kept_unknown
+from ._cache_hints import no_breakpoints
 from ._chat_completions import (
     FINISH,
     CallIdMap,
@@ -142,6 +144,7 @@ class MistralProvider(ChatCompletionsProvider):
     answers_last_turn = True
     bridge_text = "Understood."
     call_ids = MistralIds
+    cache_rule = no_breakpoints("mistral", "it caches prompt prefixes by itself")
     finish_reasons = _FINISH
     part_decoders: Mapping[str, PartDecoder] = {"document_url": _document}
 

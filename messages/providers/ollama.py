@@ -23,7 +23,8 @@ Differences from chat completions that shape the rules here:
   loads or unloads the model, are STOP too); ``length`` is LENGTH; usage is
   ``prompt_eval_count`` / ``eval_count``, a missing count meaning 0.
 * ``developer`` messages are sent as ``system``; ``is_error`` is sent as an
-  ``Error:`` prefix (both losses).
+  ``Error:`` prefix (both losses). Cache hints (``Message.cache``) are a Loss: the
+  server keeps a loaded model's prompt cache by itself.
 * A stream line has ``message``, ``done`` or ``error``; anything else (an OpenAI
   chunk, a Gemini chunk) is another provider's stream, a DecodeError.
 """
@@ -73,6 +74,7 @@ from ._base import (
     raw_json_text,
     request_messages,
 )
+from ._cache_hints import hint_loss, no_breakpoints
 from ._chat_completions import (
     KIND_CALLS,
     KIND_RESULT,
@@ -126,6 +128,8 @@ _MAGIC: Final = (
 
 #: Media type given to an image whose format is not recognised.
 UNKNOWN_IMAGE_TYPE: Final = "application/octet-stream"
+
+_CACHE_RULE: Final = no_breakpoints("ollama", "the server keeps a prompt cache by itself")
 
 
 def sniff_image_type(data: str) -> str:
@@ -335,6 +339,8 @@ class OllamaProvider(FormattingProvider):
                 losses.add(
                     f"messages[{i}].name", "message name", "dropped: ollama messages have no name"
                 )
+            if m.cache is not None:  # hot path: a message without a hint pays this read only
+                hint_loss(losses, i, _CACHE_RULE)
             c = m.content
             # string content is written here, parts in the helpers
             if kind is KIND_USER:

@@ -22,10 +22,14 @@ reasoning tokens, prompt caching, usage accounting, errors):
   arrive; a chunk's ``delta.reasoning`` repeats the text of its fragments and is
   read only when the chunk has none. An ``error`` object on a chunk (with or
   without choices; ``finish_reason: "error"``) ends the stream with ERROR.
-* Content parts keep their ``cache_control`` (and any other key) and get it back
-  when sent to OpenRouter; elsewhere it is a Loss. A message's provider-neutral
-  cache hint (``extras["cache"]``, e.g. ``{"type": "ephemeral"}``) is sent as
-  ``cache_control`` on its last content part.
+* A message's cache hint (``Message.cache``) is ``cache_control``
+  (``{"type": "ephemeral"}``, with ``ttl`` when set) on its last content part (a
+  string becomes one text part), on any message with content; parsing a request
+  reads a ``cache_control`` on a message's last part back as its hint. Other
+  content-part keys (a ``cache_control`` on another part among them) are kept and
+  get back on their part when sent to OpenRouter; elsewhere they are a Loss.
+  Anthropic's limit of four breakpoints a request is not applied here (OpenRouter
+  routes to models with other rules).
 * Usage: the chat counts, ``prompt_tokens_details.cached_tokens`` and
   ``cache_write_tokens`` as cached and cache-creation input tokens;
   ``metadata["cost"]`` holds ``usage.cost`` (credits) and ``metadata["cost_details"]``
@@ -54,6 +58,7 @@ from ._base import (
     make_usage,
     opt_int,
 )
+from ._cache_hints import CONTROL_KEY
 from ._chat_completions import (
     FINISH,
     ChatCompletionsProvider,
@@ -231,7 +236,7 @@ class OpenRouterProvider(ChatCompletionsProvider):
     audio_input = True
     file_input = True
     strict_tools = False
-    cache_control = True
+    cache_key = CONTROL_KEY
     reasoning_blocks = True
     custom_usage = True
     finish_reasons = _FINISH

@@ -10,11 +10,14 @@ are not accepted (dropped, a loss), and tool definitions carry no ``strict`` fla
 (a strict definition is sent with its closed schema). Tool-call ids are opaque
 strings (``chatcmpl-tool-…``, Kimi's ``functions.name:0``); a streamed fragment
 whose id differs from the call open at its index starts a new call. The server
-takes any sequence of messages, so tool results are not paired up.
+takes any sequence of messages, so tool results are not paired up. Cache hints
+(``Message.cache``) are a Loss: prefix caching is a server setting, with no
+breakpoints in a request.
 """
 
 from __future__ import annotations
 
+from ._cache_hints import no_breakpoints
 from ._chat_completions import ChatCompletionsProvider
 
 __all__ = ["PROVIDER", "VLLMProvider"]
@@ -30,6 +33,7 @@ class VLLMProvider(ChatCompletionsProvider):
     file_input = False
     strict_tools = False
     pairs_tool_results = False
+    cache_rule = no_breakpoints("vllm", "prefix caching is a server setting")
 
 
 PROVIDER = VLLMProvider()

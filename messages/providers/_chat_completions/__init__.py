@@ -14,7 +14,7 @@ strict mode), ``_readers`` (what they all share).
 
 from __future__ import annotations
 
-from ._format import CACHE_KEY, CallIdMap, ChatCompletionsFormat
+from ._format import CallIdMap, ChatCompletionsFormat
 from ._parse import ChatCompletionsProvider, PartDecoder
 from ._readers import (
     FINISH,
@@ -49,7 +49,6 @@ from ._stream import ChatCompletionsStream, UsageReader
 from ._tools import function_tools, openai_strict_schema, parse_function_tools
 
 __all__ = [
-    "CACHE_KEY",
     "FINISH",
     "KINDS",
     "KIND_CALLS",

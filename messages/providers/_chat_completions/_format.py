@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from ..._cache import CacheHint
 from ..._frozen import EMPTY, thaw
 from ..._message import Message, ToolResultMessage
 from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
@@ -27,6 +28,14 @@ from .._base import (
     LossWarning,
     kept_unknown,
     key_items,
+)
+from .._cache_hints import (
+    BREAKPOINT_KEY,
+    CONTROL_KEY,
+    control,
+    hint_loss,
+    no_breakpoints,
+    openai_breakpoint,
 )
 from ._readers import (
     ERROR_PREFIX,
@@ -52,12 +61,7 @@ from ._tools import function_tools
 if TYPE_CHECKING:
     from ..._tool_definition import ToolDefinition
 
-__all__ = ["CACHE_KEY", "CallIdMap", "ChatCompletionsFormat"]
-
-#: The key of ``Message.extras`` holding a provider-neutral cache hint: a JSON object
-#: such as ``{"type": "ephemeral"}`` (optionally ``"ttl": "1h"``) that marks the end of
-#: the prefix to cache; carried where the wire has a place for it, a Loss elsewhere.
-CACHE_KEY: Final = "cache"
+__all__ = ["CallIdMap", "ChatCompletionsFormat"]
 
 
 class CallIdMap(dict[str, str]):
@@ -114,9 +118,13 @@ class ChatCompletionsFormat(FormattingProvider):
     #: An assistant message with tool calls always carries ``reasoning_field``: ``""``
     #: when it has no reasoning of this provider (DeepSeek's thinking mode rejects it else).
     reasoning_with_calls: bool = False
-    #: Puts a message's cache hint (``extras["cache"]``) on its last content part as
-    #: ``cache_control`` (OpenRouter); else each hint is a Loss.
-    cache_control: bool = False
+    #: The key that carries a message's cache hint (``Message.cache``) on its last
+    #: content part: ``cache_control`` (OpenRouter, any message) or
+    #: ``prompt_cache_breakpoint`` (OpenAI, input messages only); None: the wire has
+    #: no breakpoints and each hint is a Loss with ``cache_rule``.
+    cache_key: str | None = None
+    #: The rule of that Loss (None: "takes no cache breakpoints").
+    cache_rule: str | None = None
     #: Sends a message's ``name`` (the participant) on system, user and assistant
     #: messages; off (Mistral rejects the key), each name is a Loss.
     message_names: bool = True
@@ -158,7 +166,7 @@ class ChatCompletionsFormat(FormattingProvider):
         wire_id = None if ids is None else ids.__getitem__  # hot path: bound once
         # a message's cache hint, applied once its wire message is written:
         # (index, hint, len(out), len(held)) before it
-        hinted: tuple[int, Any, int, int] | None = None
+        hinted: tuple[int, CacheHint, int, int] | None = None
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
@@ -173,12 +181,9 @@ class ChatCompletionsFormat(FormattingProvider):
             except KeyError:
                 kind = kind_of(m, i)
             name = m.name
-            if m.extras:
-                own = own_extras(m, tag, i, losses)
-                if CACHE_KEY in m.extras:
-                    hinted = (i, m.extras[CACHE_KEY], len(out), len(held) if held else 0)
-            else:
-                own = EMPTY
+            own = own_extras(m, tag, i, losses) if m.extras else EMPTY
+            if m.cache is not None:  # hot path: a message without a hint pays this read only
+                hinted = (i, m.cache, len(out), len(held) if held else 0)
             # hot path: results first, the most frequent messages of a tool loop (two
             # branch tests less each: format_request ~3% less on the benchmark loop)
             if kind is _RESULT:
@@ -375,34 +380,48 @@ class ChatCompletionsFormat(FormattingProvider):
         self,
         out: list[dict[str, Any]],
         held: list[dict[str, Any]] | None,
-        hinted: tuple[int, Any, int, int],
+        hinted: tuple[int, CacheHint, int, int],
         losses: Losses,
     ) -> None:
-        """Put message ``hinted[0]``'s cache hint on its wire message (``cache_control`` on
-        the last content part), or report it."""
+        """Put message ``hinted[0]``'s cache hint on the last content part of its wire
+        message (``cache_key``), or report it. A part that already has the key (kept
+        from a parsed request) keeps its own value: one key, never two."""
         i, hint, before, held_before = hinted
-        path = f"messages[{i}].extras.{CACHE_KEY}"
-        if not self.cache_control:
-            losses.add(path, "cache hint", f"dropped: {self.name} takes no cache hints")
+        key = self.cache_key
+        if key is None:
+            hint_loss(losses, i, self.cache_rule or no_breakpoints(self.name))
             return
         if len(out) > before:
             d = out[-1]
         elif held and len(held) > held_before:
             d = held[-1]
         else:
-            losses.add(path, "cache hint", "dropped: its message is not sent")
+            hint_loss(losses, i, "dropped: its message is not sent")
             return
-        if not isinstance(hint, Mapping) or not isinstance(hint.get("type"), str):
-            losses.add(path, "cache hint that is not an object with a type", "dropped")
+        if key == BREAKPOINT_KEY and d["role"] == "assistant":
+            hint_loss(
+                losses,
+                i,
+                f"dropped: {self.name} takes {key} on input parts only, not on assistant messages",
+            )
             return
-        control = thaw(hint)
+        value = control(hint) if key == CONTROL_KEY else openai_breakpoint()
         c = d.get("content")
-        if isinstance(c, str) and c:
-            d["content"] = [{"type": "text", "text": c, "cache_control": control}]
-        elif isinstance(c, list) and c:
-            c[-1] = {**c[-1], "cache_control": control}
+        if c.__class__ is str and c:
+            d["content"] = [{"type": "text", "text": c, key: value}]
+        elif c.__class__ is list and c:
+            if key not in c[-1]:
+                c[-1] = {**c[-1], key: value}
         else:
-            losses.add(path, "cache hint", "dropped: its message has no content part to mark")
+            hint_loss(losses, i, "dropped: its message has no content part to mark")
+            return
+        if hint.ttl is not None and key == BREAKPOINT_KEY:
+            losses.add(
+                f"messages[{i}].cache.ttl",
+                "cache hint ttl",
+                f"dropped: {self.name} breakpoints live as long as the request's"
+                " prompt_cache_options.ttl says",
+            )
 
     # -- the parts of one message ------------------------------------------------------
 
@@ -486,7 +505,7 @@ class ChatCompletionsFormat(FormattingProvider):
                 "developer role",
                 f"sent as a system message: {self.name} has no developer role",
             )
-        if own and "keys" in own:
+        if own and ("lengths" in own or "keys" in own):
             d["content"] = _split_text(d["content"], own, i, losses)
         return d
 
@@ -617,8 +636,8 @@ def _split_text(
     text: str, own: Mapping[str, Any], i: int, losses: Losses
 ) -> str | list[dict[str, Any]]:
     """System or developer text as the text parts it was parsed from, with their kept
-    keys (e.g. ``prompt_cache_breakpoint``); a text edited since is sent as a string,
-    its keys a loss."""
+    keys (e.g. a ``prompt_cache_breakpoint`` that is not on the last part); a text
+    edited since is sent as a string, its keys (if any) a loss."""
     lengths = own.get("lengths")
     if (
         isinstance(lengths, (list, tuple))
@@ -631,6 +650,8 @@ def _split_text(
             parts.append({"type": "text", "text": text[start : start + n]})
             start += n
         return reinsert_unknown(parts, own)
+    if "keys" not in own:
+        return text  # only the parts' lengths were kept: nothing is lost
     losses.add(
         f"messages[{i}]",
         "kept part keys",

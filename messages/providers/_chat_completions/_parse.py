@@ -9,7 +9,8 @@ vendor data.
 Everything parsed is tagged with the provider's ``tag``: reasoning parts, and
 the state kept in ``extras[tag]`` (a refusal, an audio answer, Mistral's
 ``prefix``, content parts of unknown types and keys of known parts the model has
-no field for, such as OpenAI's ``prompt_cache_breakpoint``).
+no field for). A cache-hint key on the last content part of a message, the one
+the dialect writes (``cache_key``), is read as the message's ``cache``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from .._base import (
     opt_str,
     request_messages,
 )
+from .._cache_hints import CONTROL_KEY
 from ._calls import read_calls, read_legacy_call
 from ._format import ChatCompletionsFormat
 from ._readers import (
@@ -59,6 +61,7 @@ from ._readers import (
     chat_usage,
     keep_keys,
     keep_unknown,
+    lift_hint,
     parser,
     read_error,
     req_str,
@@ -264,22 +267,37 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     ) -> Message:
         cls = DeveloperMessage if m.get("role") == "developer" else SystemMessage
         own: dict[str, Any] = {}
-        text = _system_text(m.get("content"), f"{path}.content", own)
-        return cls(text, name=_name(m, path), extras={self.tag: own} if own else None)
+        raw = m.get("content")
+        text = _system_text(raw, f"{path}.content", own)
+        cache = None
+        if own and self.cache_key is not None:
+            cache = lift_hint(own, raw, self.cache_key)
+            if cache is not None and "keys" not in own and len(own["lengths"]) == 1:
+                own.clear()  # one part, its only key the hint: nothing left to keep
+        extras = {self.tag: own} if own else None
+        return cls(text, name=_name(m, path), extras=extras, cache=cache)
 
     def _decode_user(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
     ) -> Message:
-        content, own = _user_content(m.get("content"), f"{path}.content", self.part_decoders)
+        raw = m.get("content")
+        content, own = _user_content(raw, f"{path}.content", self.part_decoders)
+        cache = None
+        if own and self.cache_key is not None:
+            cache = lift_hint(own, raw, self.cache_key)
         extras = {self.tag: own} if own else None
-        return UserMessage(content, name=_name(m, path), extras=extras)
+        return UserMessage(content, name=_name(m, path), extras=extras, cache=cache)
 
     def _decode_assistant(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
     ) -> Message:
         tag = self.tag
         own: dict[str, Any] = {}
-        text, thinking = content_text(m.get("content"), f"{path}.content", own)
+        raw = m.get("content")
+        text, thinking = content_text(raw, f"{path}.content", own)
+        cache = None
+        if own and self.cache_key == CONTROL_KEY:  # (OpenAI takes no assistant breakpoint)
+            cache = lift_hint(own, raw, CONTROL_KEY)
         refusal = opt_str(m.get("refusal"), f"{path}.refusal")
         if refusal:
             own["refusal"] = refusal
@@ -322,18 +340,24 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         ext = {tag: own} if own else None
         if calls or invalid:
             pairing.open(calls, invalid)
-            return ToolCallMessage(calls, parts or None, invalid, name=name, extras=ext)
-        return AssistantMessage(parts if len(parts) > bool(text) else text, name=name, extras=ext)
+            return ToolCallMessage(
+                calls, parts or None, invalid, name=name, extras=ext, cache=cache
+            )
+        content = parts if len(parts) > bool(text) else text
+        return AssistantMessage(content, name=name, extras=ext, cache=cache)
 
     def _decode_tool(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing
     ) -> Message:
         call_id = opt_str(m.get("tool_call_id"), f"{path}.tool_call_id")
-        content, own = _user_content(m.get("content"), f"{path}.content", self.part_decoders)
+        raw = m.get("content")
+        content, own = _user_content(raw, f"{path}.content", self.part_decoders)
+        cache = None
+        if own and self.cache_key is not None:
+            cache = lift_hint(own, raw, self.cache_key)
         extras = {self.tag: own} if own else None
-        return ToolResultMessage(
-            pairing.answer(call_id, None, i), content, name=_name(m, path), extras=extras
-        )
+        answers = pairing.answer(call_id, None, i)
+        return ToolResultMessage(answers, content, name=_name(m, path), extras=extras, cache=cache)
 
     def _decode_function(
         self, m: Mapping[str, Any], path: str, i: int, pairing: ToolPairing

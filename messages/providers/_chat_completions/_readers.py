@@ -55,8 +55,10 @@ from .._base import (
     make_usage,
     opt_int,
 )
+from .._cache_hints import CONTROL_KEY, breakpoint_hint, control_hint
 
 if TYPE_CHECKING:
+    from ..._cache import CacheHint
     from ..._tool_definition import ToolDefinition
 
 __all__ = [
@@ -82,6 +84,7 @@ __all__ = [
     "keep_keys",
     "keep_unknown",
     "kind_of",
+    "lift_hint",
     "own_extras",
     "own_reasoning",
     "parse_arguments",
@@ -431,6 +434,30 @@ def keep_keys(
     extra = {k: v for k, v in part.items() if k not in ("type", kind) and k not in read}
     if extra:
         own.setdefault("keys", []).append({"index": index, "keys": extra})
+
+
+def lift_hint(own: dict[str, Any], content: object, key: str) -> CacheHint | None:
+    """The cache hint kept as ``key`` on the last part of ``content`` (a message's
+    content parts, already read into ``own``), taken out of the kept keys: a
+    ``cache_control`` (``key`` is CONTROL_KEY) or a ``prompt_cache_breakpoint``
+    that the formatter writes back as it came. Anything else stays a kept key."""
+    kept = own.get("keys")
+    if not kept or not isinstance(content, (list, tuple)):
+        return None
+    entry = kept[-1]
+    keys = entry["keys"]
+    if entry["index"] != len(content) - 1 or key not in keys:
+        return None
+    hint = (control_hint if key == CONTROL_KEY else breakpoint_hint)(keys[key])
+    if hint is None:
+        return None
+    if len(keys) > 1:
+        entry["keys"] = {k: v for k, v in keys.items() if k != key}
+    elif len(kept) > 1:
+        kept.pop()
+    else:
+        del own["keys"]
+    return hint
 
 
 def thinking_text(value: object) -> str | None:

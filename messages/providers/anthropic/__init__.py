@@ -12,7 +12,7 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
 
 * System and developer messages become the top-level ``system``: a string for one
   message, text blocks (one per message) for several. System blocks parsed from a
-  request are kept and sent back verbatim (with their ``cache_control``) while the
+  request are kept and sent back verbatim (with their keys) while the
   message text is unchanged (a loss once it is changed). A system message that
   comes after the conversation started is moved there too (a loss), unless it came
   from inside a request's ``messages`` (a mid-conversation system message) or the
@@ -49,6 +49,17 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   ``context``...), inside a tool result's content too, are kept in
   ``extras[tag]["keys"]`` and put back on the block at the same index (a loss when
   the message was changed so that the block is no longer there).
+* A message's cache hint (``Message.cache``) is ``cache_control``
+  (``{"type": "ephemeral"}``, with ``ttl`` when set) on its last block: the last
+  block of its system text (``system`` becomes a block list), its ``tool_result``
+  block, the last block of its user or assistant content (a string becomes a text
+  block); a block that already has a kept ``cache_control`` keeps its own. A
+  message with nothing sent cannot carry it (Loss). The API takes at most four
+  ``cache_control`` blocks a request (kept ones count): beyond, the earliest hints
+  are dropped (Loss), since the latest cover the longest prefixes; and it wants
+  1h breakpoints before shorter ones: a 1h hint after a shorter breakpoint is sent
+  with the default ttl (Loss). Parsing a request reads a ``cache_control`` on the
+  last block of a message (as above) back as the message's hint.
 
 Parsing keeps a response's ``stop_details`` (the refusal category and
 explanation) in ``extras[tag]["stop_details"]``; with stop reason ``refusal`` its

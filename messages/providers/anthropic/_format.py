@@ -41,7 +41,17 @@ from ..._message import (
 from ..._repair import UNANSWERED_TEXT
 from ...errors import ValidationError
 from .._base import Losses, joined_text, kept_unknown, plain_arguments
+from .._cache_hints import hint_loss
 from ._common import BLANK_RULE, SPACES, blank, own_state
+from ._hints import (
+    MAX_BREAKPOINTS,
+    NOT_SENT,
+    hinted,
+    limit_breakpoints,
+    mark,
+    mark_turn,
+    mixed_ttls,
+)
 from ._parts import ASSISTANT_BLOCKS, USER_BLOCKS, part_blocks
 from ._tools import call_state_losses, invalid_tool_use
 
@@ -90,6 +100,7 @@ def format_messages(
     own: Mapping[str, Any] = EMPTY  # the state of message own_i (kept while it is formatted)
     own_i = -1
     empty = EMPTY
+    marks: list[tuple[int, dict[str, Any]]] = []  # (message, cache_control) of each hint
     # hot path: exact-type dispatch; each branch reads its class's fields, so that
     # each attribute read stays specialised to one class; identity tests where a
     # truth test would call PyObject_IsTrue; the usual case of each branch inline
@@ -109,6 +120,8 @@ def format_messages(
             call_id: str = m.tool_call_id  # type: ignore[attr-defined]
             if unanswered.pop(call_id, None) is None:
                 later = _unpaired(i, call_id in calls, later, losses)
+                if m.cache is not None:
+                    hint_loss(losses, i, NOT_SENT)
                 continue
             content = m.content  # type: ignore[attr-defined]
             # (the rare case first: the usual one then needs no jump over it)
@@ -119,6 +132,8 @@ def format_messages(
                 block = {"type": "tool_result", "tool_use_id": call_id, "content": content}
                 if m.is_error:  # type: ignore[attr-defined]
                     block["is_error"] = True
+            if m.cache is not None:  # hot path: a message without a hint pays this read only
+                block["cache_control"] = mark(m.cache, i, marks)
             if role == "user" and n_res:  # the results of a turn, one after another
                 cur.insert(n_res, block)
                 n_res += 1
@@ -176,6 +191,8 @@ def format_messages(
                 first = i
             if own_i == i and "order" in own:
                 _in_wire_order(blocks, content, m, own["order"])
+            if m.cache is not None:
+                mark_turn(blocks, content, m, i, marks, losses)
             continue
         if t is UserMessage:
             content = m.content  # type: ignore[attr-defined]
@@ -184,6 +201,8 @@ def format_messages(
             elif content and content[-1] in SPACES and content.isspace():
                 losses.add(f"messages[{i}].content", "whitespace-only text", BLANK_RULE)
                 content = ""
+            if m.cache is not None:
+                content = hinted(content, m.cache, i, marks, losses)
             if role != "user" and later is None and content:
                 out.append({"role": "user", "content": content})
                 role = "user"
@@ -205,6 +224,8 @@ def format_messages(
             elif content and content[-1] in SPACES and content.isspace():
                 losses.add(f"messages[{i}].content", "whitespace-only text", BLANK_RULE)
                 content = ""
+            if m.cache is not None:
+                content = hinted(content, m.cache, i, marks, losses)
             if role != "assistant" and later is None and content:
                 if calls:
                     calls = {}
@@ -229,7 +250,7 @@ def format_messages(
         if t is SystemMessage or t is DeveloperMessage:
             role, cur, n_res, first, later = _system_message(
                 messages, i, own if own_i == i else empty, in_place, system, out, role, cur,
-                n_res, first, later, unanswered, losses,
+                n_res, first, later, unanswered, marks, losses,
             )  # fmt: skip
             continue
         # a user-defined subclass: the conversation is formatted with each such
@@ -248,6 +269,10 @@ def format_messages(
         plain_one = len(system) == 1 and system[0][1]
         body["system"] = system[0][0]["text"] if plain_one else [b for b, _ in system]
     body["messages"] = out
+    if marks and (len(marks) > MAX_BREAKPOINTS or own_i >= 0 or mixed_ttls(marks)):
+        # more hints than the API takes, state kept from a request (its own
+        # cache_control among it) or two lifetimes: see where they all sit
+        limit_breakpoints(body, marks, losses)
     return body, losses
 
 
@@ -351,6 +376,7 @@ def _system_message(
     first: int,
     later: list[Any] | None,
     unanswered: dict[str, int],
+    marks: list[tuple[int, dict[str, Any]]],
     losses: Losses,
 ) -> tuple[str, Any, int, int, list[Any] | None]:
     """A system or developer message: in place inside ``messages`` when wanted and the
@@ -367,12 +393,21 @@ def _system_message(
         if sent is not None:
             if pending:  # the calls' results go in the user turn before it
                 _answer(out[-1], cur, n_res, unanswered, messages, losses)
+            if m.cache is not None:
+                sent = hinted(sent, m.cache, i, marks, losses)
             out.append({"role": "system", "content": sent})
             return "system", sent, 0, first, later
     if started:
         rule = _MOVED_RULE + (_IN_PLACE_RULE if want else "")
         losses.add(f"messages[{i}]", f"{m.role.value} message after the first turn", rule)
+    before = len(system)
     _top_system(system, text, own, i, losses)
+    if m.cache is not None:
+        if len(system) > before:
+            block, _ = system[-1]
+            system[-1] = (hinted([block], m.cache, i, marks, losses)[0], False)
+        else:
+            hint_loss(losses, i, NOT_SENT)
     return role, cur, n_res, first, later
 
 
@@ -388,16 +423,18 @@ def _as_base(m: Any, i: int) -> Message:
     if type(m) in _EXACT:
         return m  # type: ignore[no-any-return]
     base: Any = _base_class(m, i)
-    name, metadata, extras = m.name, m.metadata, m.extras
+    name, metadata, extras, cache = m.name, m.metadata, m.extras, m.cache
     if base is ToolCallMessage:
         calls, invalid = m.tool_calls, m.invalid_tool_calls
-        return tool_call_message(base, calls, m.content, invalid, name, metadata, extras)
+        return tool_call_message(
+            base, calls, m.content, invalid, name, metadata, extras, cache=cache
+        )
     if base is ToolResultMessage:
         call_id, content = m.tool_call_id, m.content
         return tool_result_message(
-            base, call_id, content, m.is_error, m.tool_name, name, metadata, extras
+            base, call_id, content, m.is_error, m.tool_name, name, metadata, extras, cache=cache
         )
-    return message(base, m.content, name, metadata, extras)  # type: ignore[no-any-return]
+    return message(base, m.content, name, metadata, extras, cache=cache)  # type: ignore[no-any-return]
 
 
 def _top_system(
@@ -777,6 +814,8 @@ def _strip_final(turn: dict[str, Any], messages: Sequence[Message], losses: Loss
                 content[-1] = {**last, "text": stripped}
                 break
             del content[-1]  # whitespace-only beside other blocks: an empty block is refused
+            if "cache_control" in last and "cache_control" not in content[-1]:
+                content[-1] = {**content[-1], "cache_control": last["cache_control"]}
         if not changed:
             return
     last = max(i for i, m in enumerate(messages) if type(m) in _ASSISTANT_KINDS)

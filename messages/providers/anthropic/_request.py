@@ -6,12 +6,16 @@ UserMessage; an assistant turn is read like a response, its layout kept; a
 ``role: "system"`` message inside ``messages`` (a mid-conversation system message)
 becomes a SystemMessage in place. A malformed ``tool_use`` (a name that breaks the
 rule, input that is not an object) is an invalid call of its message: the
-conversation still imports.
+conversation still imports. A ``cache_control`` on the last block of a message
+(the last system block, a ``tool_result`` block, the last other block of a user
+turn, the last block of an assistant turn) is the message's ``cache`` hint when
+the formatter would write it back as it came; any other is a kept key.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +28,7 @@ from ...errors import DecodeError, ValidationError
 from .._base import decode_error, fast_list, fast_mapping, freeze_decoded, opt_str, required_str
 from ._blocks import keys_item, read_assistant, unknown_item
 from ._common import KNOWN_KEYS, state_extras, with_state
+from ._hints import lift, lift_kept
 
 
 def read_request(body_or_list: Any, tag: str) -> list[Message]:
@@ -64,8 +69,9 @@ def read_request(body_or_list: Any, tag: str) -> list[Message]:
 def _system(system: Any, path: str, tag: str, *, in_place: bool) -> SystemMessage:
     """A system prompt (a string or text blocks) as a SystemMessage.
 
-    Its blocks are kept (``extras[tag]["system"]``) so that their ``cache_control``
-    goes back with them; ``in_place`` marks a system message that sat inside
+    Its blocks are kept (``extras[tag]["system"]``) so that their keys go back with
+    them (unless they are one plain text block); a ``cache_control`` on the last is
+    the message's hint. ``in_place`` marks a system message that sat inside
     ``messages``, sent back there.
     """
     state: dict[str, Any] = {"in_place": True} if in_place else {}
@@ -73,21 +79,39 @@ def _system(system: Any, path: str, tag: str, *, in_place: bool) -> SystemMessag
         return message(SystemMessage, system, None, EMPTY, state_extras(tag, state))
     blocks = fast_list(system, path)
     texts = []
+    blk: Mapping[str, Any] = EMPTY
     for j, item in enumerate(blocks):
         bpath = f"{path}[{j}]"
         blk = fast_mapping(item, bpath)
         if blk.get("type") != "text":
             raise DecodeError("system blocks must be text blocks", f"{bpath}.type")
         texts.append(required_str(blk, "text", bpath))
-    state["system"] = freeze_decoded(blocks, path)
-    return message(SystemMessage, "".join(texts), None, EMPTY, state_extras(tag, state))
+    last, cache = lift(blk)
+    if cache is not None:
+        blocks = [*blocks[:-1], last]
+    if cache is None or len(blocks) > 1 or len(last) > 2:
+        state["system"] = freeze_decoded(blocks, path)
+    # else: one plain text block and the hint, all that the message itself says
+    extras = state_extras(tag, state)
+    return message(SystemMessage, "".join(texts), None, EMPTY, extras, cache=cache)
 
 
 def _assistant_turn(content: Any, path: str, tag: str) -> AssistantMessage:
     if type(content) is str:
         return message(AssistantMessage, content)
     blocks = fast_list(content, f"{path}.content")
+    last = blocks[-1] if blocks else None
+    if isinstance(last, Mapping) and last.get("type") in _MARKABLE:
+        last, cache = lift(last)
+        if cache is not None:
+            m = read_assistant([*blocks[:-1], last], f"{path}.content", tag, True)
+            return dataclasses.replace(m, cache=cache)
     return read_assistant(blocks, f"{path}.content", tag, True)
+
+
+#: The blocks of an assistant turn the formatter puts a hint on (the others are kept
+#: whole, their ``cache_control`` with them).
+_MARKABLE = frozenset(("text", "thinking", "redacted_thinking", "tool_use"))
 
 
 def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
@@ -100,6 +124,7 @@ def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
     unknown: list[FrozenDict] = []
     keys: list[FrozenDict] = []
     produced = 0
+    end = -1  # the last block that is not a tool result
     for j, item in enumerate(blocks):
         bpath = f"{path}.content[{j}]"
         blk = fast_mapping(item, bpath)
@@ -110,6 +135,7 @@ def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
             out.append(_tool_result(blk, j, bpath, tag))
             produced += 1
             continue
+        end = j
         part = _user_part(blk, kind, bpath)
         if part is None:
             unknown.append(unknown_item(blk, j, bpath))
@@ -117,12 +143,14 @@ def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
             parts.append(part)
             _keys_of(blk, kind, j, bpath, keys)
     if parts or not produced:
+        cache = lift_kept(keys, end) if keys else None
         state: dict[str, Any] = {}
         if unknown:
             state["unknown"] = tuple(unknown)
         if keys:
             state["keys"] = tuple(keys)
-        out.append(message(UserMessage, tuple(parts), None, EMPTY, state_extras(tag, state)))
+        extras = state_extras(tag, state)
+        out.append(message(UserMessage, tuple(parts), None, EMPTY, extras, cache=cache))
     elif unknown:
         # only tool results and unknown blocks: the blocks go with the last result
         last = out[-1]
@@ -171,7 +199,8 @@ def _tool_result(blk: Mapping[str, Any], j: int, path: str, tag: str) -> ToolRes
     content: str | tuple[ContentPart, ...]
     unknown: list[FrozenDict] = []
     keys: list[FrozenDict] = []
-    _keys_of(blk, "tool_result", j, path, keys)
+    own, cache = lift(blk)
+    _keys_of(own, "tool_result", j, path, keys)
     if raw is None:
         content = ""
     elif type(raw) is str:
@@ -205,7 +234,9 @@ def _tool_result(blk: Mapping[str, Any], j: int, path: str, tag: str) -> ToolRes
     if defaults:
         state["defaults"] = FrozenDict(defaults)
     extras = state_extras(tag, state)
-    return tool_result_message(ToolResultMessage, call_id, content, is_error, None, extras=extras)
+    return tool_result_message(
+        ToolResultMessage, call_id, content, is_error, None, extras=extras, cache=cache
+    )
 
 
 def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:

@@ -95,6 +95,9 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   they came. Fields of a known part that the canonical model has no field for
   (``videoMetadata``, ``partMetadata``, a blob's ``displayName``...) are kept
   (``keys``) and put back on the part at the same index.
+* Cache hints (``Message.cache``) are a Loss: Gemini caches prompt prefixes
+  implicitly, and an explicit cache is a ``cachedContents`` resource made apart
+  from the request, not a breakpoint in it.
 
 The package: ``_wire`` (spellings, readers, ids, kept state), ``_format`` (requests),
 ``_parse`` (model turns and response bodies), ``_import`` (request bodies),

@@ -31,11 +31,18 @@ from .._base import (
     key_items,
     plain_arguments,
 )
+from .._cache_hints import hint_loss, no_breakpoints
 from ._wire import DERIVED_LEN, is_provider_key
 
 #: Gemini's documented stand-in for the thought signature of a function call it did not
 #: generate (https://ai.google.dev/gemini-api/docs/thought-signatures, FAQ).
 DUMMY_SIGNATURE = "skip_thought_signature_validator"
+
+#: The Loss of a cache hint: Gemini caches implicitly, and an explicit cache is a
+#: ``cachedContents`` resource made apart from the request, not a breakpoint in it.
+CACHE_RULE = no_breakpoints(
+    "gemini", "implicit caching is automatic; explicit caches are cachedContents"
+)
 
 # Message kinds: how each message class is formatted (subclasses are looked up once).
 _SYSTEM, _USER, _ANSWER, _CALLS, _RESULT = range(5)
@@ -554,6 +561,8 @@ def contents(
             if own and ("unknown" in own or "keys" in own):
                 extra = _kept_parts(own, extra)
                 settle = True
+        if m.cache is not None:  # hot path: a message without a hint pays this read only
+            hint_loss(losses, i, CACHE_RULE)
         if kind == _RESULT:
             call_id: str = m.tool_call_id  # type: ignore[attr-defined]
             found = calls.get(call_id)
@@ -789,6 +798,8 @@ def _system(
 ) -> Any:
     """Add a system or developer message to the system parts; the role to spell out."""
     own = _message_state(m, i, tag, losses) if m.name is not None or m.extras else EMPTY
+    if m.cache is not None:
+        hint_loss(losses, i, CACHE_RULE)
     if role:
         losses.add(
             f"messages[{i}]",

@@ -26,6 +26,14 @@ Rules (each that loses something is a Loss):
 * ``previous_response_id`` (server-side continuation): only the messages after the
   stored response's turn are sent, with the response id; ``instructions`` are sent
   again (the API does not carry them over).
+* A message's cache hint (``Message.cache``) is a ``prompt_cache_breakpoint``
+  (``{"mode": "explicit"}``) on the last ``input_text`` / ``input_image`` /
+  ``input_file`` of its item: a system, developer or user message, or the output of
+  a ``function_call_output`` (string content becomes one ``input_text``). A hinted
+  first system message is sent as an input item, not ``instructions`` (which take
+  no parts), except with ``previous_response_id`` (then the hint is a Loss). An
+  assistant turn takes none (Loss), and a hint's ``ttl`` is a Loss (a breakpoint
+  lives as long as the request's ``prompt_cache_options.ttl``).
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from ..._role import MessageRole
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import ValidationError, ident
 from .._base import DROP_OTHER_REASONING, Loss, Losses, foreign_state_losses
+from .._cache_hints import BREAKPOINT_KEY, hint_loss, openai_breakpoint
 from ._read import (
     INPUT,
     ITEM,
@@ -61,6 +70,7 @@ from ._read import (
 from ._tools import format_tools
 
 if TYPE_CHECKING:
+    from ..._cache import CacheHint
     from ..._tool_definition import ToolDefinition
 
 __all__ = ["format_body"]
@@ -72,6 +82,18 @@ _ASSISTANT = MessageRole.ASSISTANT
 _TOOL = MessageRole.TOOL
 
 _UNANSWERED: Final = "Error: " + UNANSWERED_TEXT
+
+#: The parts a ``prompt_cache_breakpoint`` may go on.
+_MARKABLE: Final = frozenset(("input_text", "input_image", "input_file"))
+_NO_PART: Final = "dropped: its message has no input part to mark"
+_ASSISTANT_RULE: Final = (
+    "dropped: openai_responses takes prompt_cache_breakpoint on input parts only,"
+    " not on assistant messages"
+)
+_TTL_RULE: Final = (
+    "dropped: openai_responses breakpoints live as long as the request's"
+    " prompt_cache_options.ttl says"
+)
 
 
 def error_prefixed(text: str) -> str:
@@ -214,9 +236,13 @@ class Formatter:
                     "tool result that answers no open call",
                     "dropped: openai_responses rejects an output without its call",
                 )
+                if m.cache is not None:
+                    hint_loss(self.losses, i, "dropped: its message is not sent")
                 return
             self.answered.append(m.tool_call_id)
             self.out.append(self.tool_result(m, i, own))
+            if m.cache is not None:
+                self.hint(self.out[-1], "output", m.cache, i)
             return
         if role is _USER or role is _ASSISTANT:
             if self.open_calls is not None and len(self.answered) < len(self.open_calls):
@@ -228,8 +254,36 @@ class Formatter:
             sent = self.assistant(m, i, own)
             if sent:
                 self.open_calls, self.open_at, self.answered = sent, i, []
+            if m.cache is not None:
+                hint_loss(self.losses, i, _ASSISTANT_RULE)
+            return
         else:
             self.out.append(self.system(m, role, own))
+        if m.cache is not None:
+            self.hint(self.out[-1], "content", m.cache, i)
+
+    def hint(self, d: dict[str, Any], key: str, hint: CacheHint, i: int) -> None:
+        """Put a message's cache hint on the last input part of its item (``d[key]``)."""
+        c = d[key]
+        if c.__class__ is str:
+            if c:
+                d[key] = [{"type": "input_text", "text": c, BREAKPOINT_KEY: openai_breakpoint()}]
+                if d is self.string_input:
+                    self.string_input = None  # a list of parts now: sent as an item
+            else:
+                hint_loss(self.losses, i, _NO_PART)
+                return
+        else:
+            for part in reversed(c):
+                if part.get("type") in _MARKABLE:
+                    if BREAKPOINT_KEY not in part:  # a kept one stays as it came
+                        part[BREAKPOINT_KEY] = openai_breakpoint()
+                    break
+            else:
+                hint_loss(self.losses, i, _NO_PART)
+                return
+        if hint.ttl is not None:
+            self.losses.add(f"messages[{i}].cache.ttl", "cache hint ttl", _TTL_RULE)
 
     def system(self, m: Message, role: MessageRole, own: Mapping[str, Any]) -> dict[str, Any]:
         """A system or developer message item (its text split as it was read, if it was)."""
@@ -246,6 +300,10 @@ class Formatter:
                 for n in split:
                     content.append({"type": "input_text", "text": text[at : at + n]})
                     at += n
+                for record in _kept(own, KEYS):  # e.g. a breakpoint on another part
+                    j, keys = record["index"], record.get("keys")
+                    if j < len(content) and isinstance(keys, Mapping):
+                        content[j].update(thaw(keys))
             else:
                 content = [{"type": "input_text", "text": text}]
         d = _head(own)
@@ -578,7 +636,13 @@ def format_body(
     instructions: str | None = None
     if first is not None and getattr(first, "role", None) in (_SYSTEM, _DEVELOPER):
         own = first.extras.get(tag) if first.extras else None
-        if not (isinstance(own, Mapping) and own.get(INPUT)):
+        continued = previous_response_id is not None and previous_response_id is not False
+        # a hinted one goes in ``input`` (instructions take no parts), unless continued
+        if not (isinstance(own, Mapping) and own.get(INPUT)) and (first.cache is None or continued):
+            if first.cache is not None:
+                hint_loss(
+                    f.losses, 0, "dropped: continued, it is sent as instructions, which take none"
+                )
             own = f.own(first, 0) if first.extras else EMPTY
             if first.name is not None:
                 f.losses.add(
@@ -604,7 +668,7 @@ def format_body(
     for i in range(start, len(items)):
         m = items[i]
         t = type(m)
-        if t in _FAST and m.name is None and not m.extras:
+        if t in _FAST and m.name is None and not m.extras and m.cache is None:
             c = m.content
             # hot path: string content of the usual classes, no opaque call state
             if t is ToolResultMessage:

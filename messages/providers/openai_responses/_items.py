@@ -6,7 +6,9 @@ response parsing, streams (which assemble a Response and parse it) and request i
   message: texts and reasoning as parts in order, calls as tool calls, the layout
   and the other items in ``extras[tag]`` (see ``_read``).
 * ``function_call_output`` is a tool result; a user, system or developer message
-  item is that message.
+  item is that message. A ``prompt_cache_breakpoint`` on the last content part of
+  one (``{"mode": "explicit"}``) is the message's ``cache`` hint; on another part,
+  or with another value, it is a kept key of its part.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ... import _build
+from ..._cache import CacheHint
 from ..._fields import _KNOWN_MAX, _NAME_RE, known_tool_name
 from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
@@ -29,6 +32,7 @@ from ..._message import (
 from ..._parts import ContentPart, FilePart, ImagePart, ReasoningPart, parse_data_url
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
+from .._cache_hints import BREAKPOINT_KEY, breakpoint_hint
 from ._read import (
     CALL_FIELDS,
     INPUT,
@@ -383,13 +387,30 @@ def decode_parts(
     return tuple(parts), kept, unknown
 
 
+def _lift(kept: list[FrozenDict], n: int) -> CacheHint | None:
+    """The hint kept as the breakpoint of the last of ``n`` parts, taken out of ``kept``
+    (the kept keys of the parts, by index)."""
+    if not kept or kept[-1]["index"] != n - 1:
+        return None
+    keys = kept[-1]["keys"]
+    hint = breakpoint_hint(keys.get(BREAKPOINT_KEY))
+    if hint is not None:
+        if len(keys) > 1:
+            rest = FrozenDict({k: v for k, v in keys.items() if k != BREAKPOINT_KEY})
+            kept[-1] = FrozenDict({**kept[-1], "keys": rest})
+        else:
+            kept.pop()
+    return hint
+
+
 def _content_state(
     item: Mapping[str, Any], key: str, fields: frozenset[str], path: str, tag: str
-) -> tuple[Any, FrozenDict]:
-    """The string or parts of ``item[key]`` and this provider's state of the item: its
-    other keys, the kept keys of its parts and its unknown parts."""
+) -> tuple[Any, FrozenDict, CacheHint | None]:
+    """The string or parts of ``item[key]``, this provider's state of the item (its
+    other keys, the kept keys of its parts and its unknown parts) and its hint."""
     content = item.get(key)
     state: dict[str, Any] = {}
+    cache = None
     if content.__class__ is str:
         value: Any = content
     else:
@@ -397,27 +418,29 @@ def _content_state(
             raise DecodeError(f"{key} is required", f"{path}.{key}")
         value, kept, unknown = decode_parts(content, f"{path}.{key}")
         if kept:
-            state[KEYS] = tuple(kept)
+            cache = _lift(kept, len(content))
+            if kept:
+                state[KEYS] = tuple(kept)
         if unknown:
             state[UNKNOWN] = tuple(unknown)
     if len(item) > len(fields) or not fields.issuperset(item):
         rest = without(item, fields, path)
         if rest:
             state[ITEM] = rest
-    return value, _own(tag, state)
+    return value, _own(tag, state), cache
 
 
 def decode_user(item: Mapping[str, Any], path: str, tag: str) -> UserMessage:
     """A user ``message`` item (``content`` a string or input parts)."""
-    value, extras = _content_state(item, "content", _MESSAGE_FIELDS, path, tag)
-    return _build.message(UserMessage, value, None, EMPTY, extras)
+    value, extras, cache = _content_state(item, "content", _MESSAGE_FIELDS, path, tag)
+    return _build.message(UserMessage, value, None, EMPTY, extras, cache=cache)
 
 
 def decode_output(item: Mapping[str, Any], path: str, tag: str, call_id: str) -> ToolResultMessage:
     """A ``function_call_output`` item answering ``call_id`` (its output a string or parts)."""
-    value, extras = _content_state(item, "output", _OUTPUT_FIELDS, path, tag)
+    value, extras, cache = _content_state(item, "output", _OUTPUT_FIELDS, path, tag)
     return _build.tool_result_message(
-        ToolResultMessage, call_id, value, False, None, None, EMPTY, extras
+        ToolResultMessage, call_id, value, False, None, None, EMPTY, extras, cache=cache
     )
 
 
@@ -427,28 +450,36 @@ def decode_system(
     """A system or developer ``message`` item; ``leading``: the first message of the body."""
     content = item.get("content")
     state: dict[str, Any] = {}
+    cache = None
     if content.__class__ is str:
         text: str = content
     else:
         if content is None:
             raise DecodeError("content is required", f"{path}.content")
         texts = []
+        kept: list[FrozenDict] = []
         for j, raw in enumerate(array(content, f"{path}.content")):
-            p = mapping(raw, f"{path}.content[{j}]")
-            if p.get("type") != "input_text" or len(p) != 2:
-                raise DecodeError(
-                    "system and developer content takes input_text parts only",
-                    f"{path}.content[{j}]",
-                )
-            texts.append(string(p.get("text"), f"{path}.content[{j}].text"))
+            where = f"{path}.content[{j}]"
+            p = mapping(raw, where)
+            if p.get("type") != "input_text":
+                raise DecodeError("system and developer content takes input_text parts only", where)
+            texts.append(string(p.get("text"), f"{where}.text"))
+            if len(p) > 2:  # e.g. a prompt_cache_breakpoint
+                keys = {k: v for k, v in p.items() if k not in _TEXT_FIELDS}
+                kept.append(FrozenDict({"index": j, "keys": frozen(keys, where)}))
         text = "".join(texts)
         state[SPLIT] = tuple(len(t) for t in texts)
+        if kept:
+            cache = _lift(kept, len(texts))
+            if kept:
+                state[KEYS] = tuple(kept)
     if len(item) > 2 or not _MESSAGE_FIELDS.issuperset(item):
         rest = without(item, _MESSAGE_FIELDS, path)
         if rest:
             state[ITEM] = rest
     if leading:
         state[INPUT] = True
+    extras = _own(tag, state)
     if role == "system":
-        return _build.message(SystemMessage, text, None, EMPTY, _own(tag, state))
-    return _build.message(DeveloperMessage, text, None, EMPTY, _own(tag, state))
+        return _build.message(SystemMessage, text, None, EMPTY, extras, cache=cache)
+    return _build.message(DeveloperMessage, text, None, EMPTY, extras, cache=cache)
