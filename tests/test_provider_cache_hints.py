@@ -258,17 +258,11 @@ def test_four_breakpoints_are_all_sent() -> None:
 
 def test_keys_kept_from_a_request_count_and_stay() -> None:
     control = {"type": "ephemeral"}
-    body = {
-        "messages": [
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": f"doc{k}", "cache_control": control} for k in range(3)
-                ]
-                + [{"type": "text", "text": "q"}],
-            }
-        ]
-    }
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": f"doc{k}", "cache_control": control} for k in range(3)
+    ]
+    content.append({"type": "text", "text": "q"})
+    body = {"messages": [{"role": "user", "content": content}]}
     ms = ANTHROPIC.parse_messages(body)
     assert ms[0].cache is None  # not on the last block: three kept keys
     conversion = ANTHROPIC.convert([*ms, Message.assistant("a", cache=CacheHint())])
@@ -278,7 +272,6 @@ def test_keys_kept_from_a_request_count_and_stay() -> None:
     assert [(x.path, x.what) for x in conversion.losses] == [("messages[1].cache", "cache hint")]
     assert len(list(_keys(conversion.body, CONTROL))) == 4
     # kept keys are never dropped: a request of more than four goes back as it came ...
-    content = body["messages"][0]["content"]
     content.insert(0, {"type": "text", "text": "x", "cache_control": control})
     ms = ANTHROPIC.parse_messages(body)
     assert ANTHROPIC.convert(ms).body == body

@@ -600,6 +600,7 @@ def test_a_breakpoint_on_an_edited_system_text() -> None:
         }
     ]
     (kept,) = p.parse_messages(wire)
+    assert isinstance(kept, SystemMessage)
     conversion = p.convert([dataclasses.replace(kept, content="Be brief.")])
     assert conversion.body["messages"] == [{"role": "system", "content": "Be brief."}]
     assert [loss.what for loss in conversion.losses] == ["kept part keys"]
