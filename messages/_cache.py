@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from .errors import ValidationError
 
 __all__ = ["CacheHint"]
 
-_TTLS = frozenset(("5m", "1h"))
+#: The lifetimes a hint may ask for.
+TTLS: Final = frozenset(("5m", "1h"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +28,7 @@ class CacheHint:
     ttl: str | None = None
 
     def __post_init__(self) -> None:
-        if self.ttl is not None and (type(self.ttl) is not str or self.ttl not in _TTLS):
+        if self.ttl is not None and (type(self.ttl) is not str or self.ttl not in TTLS):
             raise ValidationError('ttl must be "5m", "1h" or None', "ttl")
 
     def to_dict(self) -> dict[str, str]:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from messages import (
     CacheHint,
     ImagePart,
+    ReasoningPart,
     Message,
     TextPart,
     ToolCall,
@@ -443,3 +444,233 @@ def test_any_hinted_messages_format(name: str, ms: list[Message]) -> None:
 @given(ms=hinted(st.one_of(conversations(), any_sequences())))
 def test_hinted_subclasses_format_like_their_base(name: str, ms: list[Message]) -> None:
     same_as_subclasses(name, ms)
+
+
+# -- Anthropic: thinking blocks take no cache_control -----------------------------------------
+
+_THINKING = ("thinking", "redacted_thinking")
+
+
+def _on_thinking(body: Any) -> list[Any]:
+    """The thinking blocks of a body that carry a cache_control (the API refuses them)."""
+    found = []
+    for turn in body.get("messages", []):
+        content = turn["content"]
+        if isinstance(content, list):
+            found += [b for b in content if b.get("type") in _THINKING and CONTROL in b]
+    return found
+
+
+def _thinking(text: str = "t") -> ReasoningPart:
+    return ReasoningPart(text, signature="s", provider="anthropic")
+
+
+def test_a_hint_skips_a_last_thinking_block() -> None:
+    m = Message.assistant([TextPart("a"), _thinking()], cache=CacheHint())
+    conversion = ANTHROPIC.convert([Message.user("q"), m])
+    content = conversion.body["messages"][1]["content"]
+    assert content[0] == {"type": "text", "text": "a", CONTROL: {"type": "ephemeral"}}
+    assert CONTROL not in content[1]
+    assert conversion.losses == ()
+    # the body reads back and formats again the same (the key then kept on its block)
+    assert ANTHROPIC.convert(ANTHROPIC.parse_messages(conversion.body)).body == conversion.body
+
+
+@pytest.mark.parametrize("redacted", [False, True])
+def test_a_hint_on_a_turn_of_thinking_only_is_a_loss(redacted: bool) -> None:
+    part = ReasoningPart("t", signature="s", redacted=redacted, provider="anthropic")
+    m = Message.assistant([part], cache=CacheHint())
+    conversion = ANTHROPIC.convert([Message.user("q"), m])
+    assert _on_thinking(conversion.body) == []
+    assert not list(_keys(conversion.body, CONTROL))
+    assert [(x.path, x.rule) for x in conversion.losses] == [
+        (
+            "messages[1].cache",
+            "dropped: Anthropic takes no cache_control on thinking blocks,"
+            " the only blocks of its message",
+        )
+    ]
+
+
+def test_a_hint_on_a_tool_call_turn_skips_thinking() -> None:
+    m = Message.assistant([_thinking()], [CALL], cache=CacheHint())
+    body = ANTHROPIC.convert([Message.user("q"), m, Message.tool_result("call_1", "r")]).body
+    content = body["messages"][1]["content"]
+    assert [b["type"] for b in content] == ["thinking", "tool_use"]
+    assert CONTROL in content[1] and CONTROL not in content[0]
+
+
+def test_a_stripped_blank_block_moves_its_hint_past_thinking() -> None:
+    m = Message.assistant([TextPart("a"), _thinking(), TextPart("\n\n")], cache=CacheHint())
+    conversion = ANTHROPIC.convert([Message.user("q"), m])
+    content = conversion.body["messages"][1]["content"]
+    assert _on_thinking(conversion.body) == []
+    assert content[0][CONTROL] == {"type": "ephemeral"}
+    m = Message.assistant([_thinking(), TextPart("\n\n")], cache=CacheHint())
+    conversion = ANTHROPIC.convert([Message.user("q"), m])
+    assert _on_thinking(conversion.body) == [] and not list(_keys(conversion.body, CONTROL))
+    assert "messages[1].cache" in [x.path for x in conversion.losses]
+
+
+def test_a_cache_control_on_a_last_thinking_block_stays_a_kept_key() -> None:
+    block = {"type": "thinking", "thinking": "t", "signature": "s", CONTROL: {"type": "ephemeral"}}
+    body = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [block]}]}
+    ms = ANTHROPIC.parse_messages(body)
+    assert ms[1].cache is None
+    assert ANTHROPIC.convert(ms).body == body
+
+
+#: Assistant turns with Anthropic's own thinking (signed, or redacted) among text.
+_thinking_turns = st.builds(
+    Message.assistant,
+    st.lists(
+        st.builds(
+            ReasoningPart,
+            st.text(min_size=1, max_size=3),
+            signature=st.just("s"),
+            redacted=st.booleans(),
+            provider=st.just("anthropic"),
+        )
+        | st.builds(TextPart, st.sampled_from(["a", " ", "\n"])),
+        min_size=1,
+        max_size=3,
+    ),
+)
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openrouter"])
+@settings(max_examples=80, deadline=None)
+@given(ms=hinted(st.lists(any_messages | _thinking_turns, max_size=8)))
+def test_rich_hinted_messages_carry_or_report_each_hint(name: str, ms: list[Message]) -> None:
+    conversion = get_provider(name).convert(ms)
+    hinted_at = {i for i, m in enumerate(ms) if m.cache is not None}
+    lost = {
+        int(x.path[9 : x.path.index("]")]) for x in conversion.losses if x.path.endswith("].cache")
+    }
+    assert lost <= hinted_at
+    assert len(list(_keys(conversion.body, CONTROL))) == len(hinted_at - lost) <= 4
+    assert _on_thinking(conversion.body) == []
+
+
+# -- OpenRouter: Anthropic's rules (Claude is why cache_control goes through it) -----------
+
+OPENROUTER = get_provider("openrouter")
+
+
+def test_openrouter_sends_at_most_four_breakpoints() -> None:
+    conversion = OPENROUTER.convert([Message.system("S", cache=CacheHint()), *_turns(5)])
+    body = conversion.body
+    assert len(list(_keys(body, CONTROL))) == 4
+    assert CONTROL not in str(body["messages"][0]) and CONTROL not in str(body["messages"][1])
+    rule = (
+        "dropped: openrouter takes at most 4 cache_control blocks a request (Anthropic's limit);"
+        " the earliest hints are dropped first"
+    )
+    assert [(x.path, x.rule) for x in conversion.losses] == [
+        ("messages[0].cache", rule),
+        ("messages[1].cache", rule),
+    ]
+
+
+def test_openrouter_kept_keys_count_and_stay() -> None:
+    control = {"type": "ephemeral"}
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": f"doc{k}", CONTROL: control} for k in range(4)
+    ]
+    parts.append({"type": "text", "text": "q"})
+    ms = OPENROUTER.parse_messages({"messages": [{"role": "user", "content": parts}]})
+    conversion = OPENROUTER.convert([*ms, Message.assistant("a", cache=CacheHint())])
+    assert [x.path for x in conversion.losses] == ["messages[1].cache"]
+    assert len(list(_keys(conversion.body, CONTROL))) == 4
+
+
+def test_openrouter_sends_a_1h_hint_after_a_shorter_one_with_the_default_ttl() -> None:
+    ms = [Message.system("S", cache=CacheHint()), Message.user("q", cache=CacheHint("1h"))]
+    conversion = OPENROUTER.convert(ms)
+    assert [v.get("ttl") for v in _keys(conversion.body, CONTROL)] == [None, None]
+    assert [(x.path, x.what, x.rule) for x in conversion.losses] == [
+        (
+            "messages[1].cache.ttl",
+            "cache hint ttl 1h",
+            "sent with the default ttl: openrouter wants 1h breakpoints before shorter ones"
+            " (Anthropic's rule)",
+        )
+    ]
+
+
+# -- kept keys against a new hint ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openrouter"])
+def test_a_kept_cache_control_that_differs_from_the_hint_is_a_loss(name: str) -> None:
+    p = get_provider(name)
+    kept = {"type": "ephemeral", "ttl": "2h"}
+    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "q", CONTROL: kept}]}]}
+    (m,) = p.parse_messages(body)
+    assert m.cache is None
+    conversion = p.convert([dataclasses.replace(m, cache=CacheHint("1h"))])
+    assert list(_keys(conversion.body, CONTROL)) == [kept]
+    assert [(x.path, x.rule) for x in conversion.losses] == [
+        ("messages[0].cache", "dropped: the cache_control kept on its block is sent instead")
+    ]
+
+
+@pytest.mark.parametrize("name", ["openai", "openai_responses"])
+def test_a_kept_breakpoint_that_differs_from_the_hint_is_a_loss(name: str) -> None:
+    p = get_provider(name)
+    kept = {"mode": "explicit", "x": 1}
+    part_type = "input_text" if name == "openai_responses" else "text"
+    key = "input" if name == "openai_responses" else "messages"
+    body = {key: [{"role": "user", "content": [{"type": part_type, "text": "q", BREAKPOINT: kept}]}]}
+    (m,) = p.parse_messages(body)
+    assert m.cache is None
+    conversion = p.convert([dataclasses.replace(m, cache=CacheHint())])
+    assert list(_keys(conversion.body, BREAKPOINT)) == [kept]
+    assert [(x.path, x.rule) for x in conversion.losses] == [
+        ("messages[0].cache", f"dropped: the {BREAKPOINT} kept on its block is sent instead")
+    ]
+
+
+# -- OpenAI Responses: continued from a stored response ----------------------------------------
+
+
+def _stored_reply() -> Message:
+    return RESPONSES.parse_response(
+        {
+            "id": "resp_1",
+            "object": "response",
+            "status": "completed",
+            "output": [
+                {
+                    "type": "message",
+                    "id": "msg_1",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": "a", "annotations": []}],
+                }
+            ],
+        }
+    ).message
+
+
+def test_hints_covered_by_a_stored_response_are_losses() -> None:
+    ms = [
+        Message.system("rules"),
+        Message.user("doc", cache=CacheHint()),
+        _stored_reply(),
+        Message.user("next"),
+    ]
+    conversion = RESPONSES.convert(ms, previous_response_id=True)
+    assert conversion.body["previous_response_id"] == "resp_1"
+    assert [(x.path, x.rule) for x in conversion.losses] == [
+        ("messages[1].cache", "dropped: continued from a stored response, which holds it")
+    ]
+
+
+def test_a_hinted_system_message_without_a_stored_response_goes_in_input() -> None:
+    ms = [Message.system("rules", cache=CacheHint()), Message.user("q")]
+    conversion = RESPONSES.convert(ms, previous_response_id=True)
+    assert "previous_response_id" not in conversion.body
+    assert "instructions" not in conversion.body
+    assert conversion.body["input"][0]["content"][0][BREAKPOINT] == {"mode": "explicit"}
+    assert conversion.losses == ()

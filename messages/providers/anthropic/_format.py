@@ -41,17 +41,9 @@ from ..._message import (
 from ..._repair import UNANSWERED_TEXT
 from ...errors import ValidationError
 from .._base import Losses, joined_text, kept_unknown, plain_arguments
-from .._cache_hints import hint_loss
+from .._cache_hints import CONTROL_KEY, NOT_SENT, WHAT, hint_loss, kept_rule
 from ._common import BLANK_RULE, SPACES, blank, own_state
-from ._hints import (
-    MAX_BREAKPOINTS,
-    NOT_SENT,
-    hinted,
-    limit_breakpoints,
-    mark,
-    mark_turn,
-    mixed_ttls,
-)
+from ._hints import hinted, limit_breakpoints, mark_turn, needs_limit, unmark
 from ._parts import ASSISTANT_BLOCKS, USER_BLOCKS, part_blocks
 from ._tools import call_state_losses, invalid_tool_use
 
@@ -133,7 +125,7 @@ def format_messages(
                 if m.is_error:  # type: ignore[attr-defined]
                     block["is_error"] = True
             if m.cache is not None:  # hot path: a message without a hint pays this read only
-                block["cache_control"] = mark(m.cache, i, marks)
+                block = hinted([block], m.cache, i, marks, losses)[0]
             if role == "user" and n_res:  # the results of a turn, one after another
                 cur.insert(n_res, block)
                 n_res += 1
@@ -263,13 +255,13 @@ def format_messages(
     if later is not None:
         role, cur, n_res, later = _close(out, later, first, len(messages), losses)
     if role == "assistant":
-        _strip_final(out[-1], messages, losses)
+        _strip_final(out[-1], messages, marks, losses)
     body: dict[str, Any] = {}
     if system:
         plain_one = len(system) == 1 and system[0][1]
         body["system"] = system[0][0]["text"] if plain_one else [b for b, _ in system]
     body["messages"] = out
-    if marks and (len(marks) > MAX_BREAKPOINTS or own_i >= 0 or mixed_ttls(marks)):
+    if marks and needs_limit(marks, own_i >= 0):
         # more hints than the API takes, state kept from a request (its own
         # cache_control among it) or two lifetimes: see where they all sit
         limit_breakpoints(body, marks, losses)
@@ -616,9 +608,13 @@ def _place(turn: dict[str, Any], later: list[Any], losses: Losses) -> None:
 def _put_keys(
     blocks: list[Any], index: int, kind: str | None, keys: dict[str, Any], path: str, losses: Losses
 ) -> None:
-    """Kept keys back on the block at ``index`` while it is still a block of that type."""
+    """Kept keys back on the block at ``index`` while it is still a block of that type
+    (a kept ``cache_control`` wins over the hint on the block: a Loss if they differ)."""
     block = blocks[index] if 0 <= index < len(blocks) else None
     if block is not None and (kind is None or block.get("type") == kind):
+        mine = block.get(CONTROL_KEY)
+        if mine is not None and CONTROL_KEY in keys and keys[CONTROL_KEY] != mine:
+            losses.add(f"{path}.cache", WHAT, kept_rule(CONTROL_KEY))
         blocks[index] = {**block, **keys}
     elif keys:
         losses.add(
@@ -793,8 +789,14 @@ def _system_in_place(
     return text
 
 
-def _strip_final(turn: dict[str, Any], messages: Sequence[Message], losses: Losses) -> None:
-    """Strip the trailing whitespace of a request's final assistant turn (the API rejects it)."""
+def _strip_final(
+    turn: dict[str, Any],
+    messages: Sequence[Message],
+    marks: list[tuple[int, dict[str, Any]]],
+    losses: Losses,
+) -> None:
+    """Strip the trailing whitespace of a request's final assistant turn (the API rejects
+    it); a hint on a block taken out moves to the last markable block left."""
     content = turn["content"]
     if type(content) is str:
         if content[-1] in SPACES:
@@ -814,8 +816,8 @@ def _strip_final(turn: dict[str, Any], messages: Sequence[Message], losses: Loss
                 content[-1] = {**last, "text": stripped}
                 break
             del content[-1]  # whitespace-only beside other blocks: an empty block is refused
-            if "cache_control" in last and "cache_control" not in content[-1]:
-                content[-1] = {**content[-1], "cache_control": last["cache_control"]}
+            if "cache_control" in last:
+                unmark(content, last["cache_control"], marks, losses)
         if not changed:
             return
     last = max(i for i, m in enumerate(messages) if type(m) in _ASSISTANT_KINDS)

@@ -1,48 +1,82 @@
 """Cache hints (``Message.cache``) as ``cache_control`` blocks, both ways.
 
-Formatting puts a hint on the last block of its message (see ``_format``) and notes
-it in ``marks``; ``limit_breakpoints`` then applies the API's rules on the whole
-request. Parsing a request reads a ``cache_control`` on the last block of a message
-back as the message's hint (``lift``), where the formatter would write it back as
-it came; any other ``cache_control`` stays a kept key of its block.
+Formatting puts a hint on the last block of its message that is not a ``thinking``
+or ``redacted_thinking`` block (the API takes no ``cache_control`` on those; the
+breakpoint before them still caches the prefix), see ``_format``, and notes it in
+``marks``; ``limit_breakpoints`` then applies the API's rules on the whole request.
+Parsing a request reads a ``cache_control`` on the last block of a message back as
+the message's hint (``lift``), where the formatter would write it back as it came;
+any other ``cache_control`` stays a kept key of its block.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from ..._frozen import FrozenDict
 from .._base import Losses
-from .._cache_hints import CONTROL_KEY, control, control_hint, hint_loss
+from .._cache_hints import (
+    CONTROL_KEY,
+    MAX_CONTROLS,
+    collect_control,
+    control,
+    control_hint,
+    hint_loss,
+    limit_controls,
+    mark_last,
+    missed,
+    no_part_rule,
+)
 
 if TYPE_CHECKING:
     from ..._cache import CacheHint
     from ..._message import Message
 
 __all__ = [
-    "MAX_BREAKPOINTS",
-    "NOT_SENT",
+    "THINKING",
     "hinted",
     "lift",
-    "lift_kept",
     "limit_breakpoints",
     "mark",
     "mark_turn",
     "mixed_ttls",
+    "needs_limit",
+    "unmark",
 ]
 
-#: The most ``cache_control`` blocks the API takes in one request.
-MAX_BREAKPOINTS = 4
-NOT_SENT = "dropped: its message is not sent"
-_NO_CONTENT = "dropped: its message has no content block to mark"
-_LIMIT_RULE = (
-    f"dropped: Anthropic takes at most {MAX_BREAKPOINTS} cache_control blocks a request;"
-    " the earliest hints are dropped first"
+#: The blocks that take no ``cache_control`` (Anthropic's prompt-caching docs).
+THINKING: Final = frozenset(("thinking", "redacted_thinking"))
+_NO_CONTENT: Final = no_part_rule("content block")
+_ONLY_THINKING: Final = (
+    "dropped: Anthropic takes no cache_control on thinking blocks,"
+    " the only blocks of its message"
 )
-_TTL_RULE = "sent with the default ttl: Anthropic wants 1h breakpoints before shorter ones"
 
 # -- formatting ---------------------------------------------------------------------
+
+
+def _markable(block: Any) -> bool:
+    """Whether a block may carry a ``cache_control`` (None: an invalid call not sent)."""
+    return block is not None and block.get("type") not in THINKING
+
+
+def _place(
+    content: Any,
+    hint: CacheHint,
+    i: int,
+    marks: list[tuple[int, dict[str, Any]]],
+    losses: Losses,
+    start: int = 0,
+) -> Any:
+    """``content`` with the hint of message ``i`` on its last markable block (from
+    ``start``), noted in ``marks``, or the Loss that says why not."""
+    value = control(hint)
+    content, placed = mark_last(content, CONTROL_KEY, value, "text", _markable, start)
+    if placed is None and any(b is not None for b in content[start:]):
+        hint_loss(losses, i, _ONLY_THINKING)
+    elif not missed(losses, i, placed, value, CONTROL_KEY, _NO_CONTENT):
+        marks.append((i, value))
+    return content
 
 
 def mark(hint: CacheHint, i: int, marks: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
@@ -59,19 +93,10 @@ def hinted(
     marks: list[tuple[int, dict[str, Any]]],
     losses: Losses,
 ) -> Any:
-    """A message's content (a string or blocks) with its hint on its last block (a
-    string becomes a text block); a last block that has a ``cache_control`` (kept
-    from a request) keeps its own."""
-    if content.__class__ is str:
-        if content:
-            return [{"type": "text", "text": content, CONTROL_KEY: mark(hint, i, marks)}]
-    elif content:
-        last = content[-1]
-        if CONTROL_KEY not in last:
-            content[-1] = {**last, CONTROL_KEY: mark(hint, i, marks)}
-        return content
-    hint_loss(losses, i, _NO_CONTENT)
-    return content
+    """A message's content (a string or blocks) with its hint on its last block that is
+    not thinking (a string becomes a text block); a block that has a ``cache_control``
+    (kept from a request) keeps its own (a Loss when it differs)."""
+    return _place(content, hint, i, marks, losses)
 
 
 def mark_turn(
@@ -82,18 +107,32 @@ def mark_turn(
     marks: list[tuple[int, dict[str, Any]]],
     losses: Losses,
 ) -> None:
-    """A ToolCallMessage's hint on the last of its blocks (the last of ``blocks``;
-    ``content`` is what its content gave), in their wire order."""
+    """A ToolCallMessage's hint on the last of its blocks that is not thinking (its
+    blocks are the last of ``blocks``; ``content`` is what its content gave), in their
+    wire order."""
     n = len(m.tool_calls) + len(m.invalid_tool_calls)
     if content:
         n += 1 if content.__class__ is str else len(content)
-    for k in range(len(blocks) - 1, len(blocks) - 1 - n, -1):
-        block = blocks[k]
-        if block is not None:  # (None: an invalid call not sent)
-            if CONTROL_KEY not in block:
-                blocks[k] = {**block, CONTROL_KEY: mark(m.cache, i, marks)}  # type: ignore[arg-type]
-            return
-    hint_loss(losses, i, _NO_CONTENT)
+    _place(blocks, m.cache, i, marks, losses, len(blocks) - n)  # type: ignore[arg-type]
+
+
+def unmark(
+    blocks: list[Any],
+    value: Any,
+    marks: list[tuple[int, dict[str, Any]]],
+    losses: Losses,
+) -> None:
+    """Move ``value``, the ``cache_control`` of a block just taken out of ``blocks``, to
+    the last markable block left; a Loss when there is none (or it keeps its own)."""
+    at = next((k for k, (_, v) in enumerate(marks) if v is value), None)
+    if at is None:
+        return  # a key kept from a request, on a block dropped with its Loss
+    i = marks[at][0]
+    del marks[at]
+    _, placed = mark_last(blocks, CONTROL_KEY, value, "text", _markable)
+    rule = _ONLY_THINKING if blocks else _NO_CONTENT
+    if not missed(losses, i, placed, value, CONTROL_KEY, rule):
+        marks.append((i, value))
 
 
 def mixed_ttls(marks: list[tuple[int, dict[str, Any]]]) -> bool:
@@ -101,23 +140,24 @@ def mixed_ttls(marks: list[tuple[int, dict[str, Any]]]) -> bool:
     return len({value.get("ttl") == "1h" for _, value in marks}) > 1
 
 
+def needs_limit(marks: list[tuple[int, dict[str, Any]]], kept: bool) -> bool:
+    """Whether the hints in ``marks`` need ``limit_breakpoints`` (``kept``: state kept
+    from a request, its own cache_control among it, is in the body)."""
+    return len(marks) > MAX_CONTROLS or kept or mixed_ttls(marks)
+
+
 def limit_breakpoints(
     body: dict[str, Any], marks: list[tuple[int, dict[str, Any]]], losses: Losses
 ) -> None:
-    """The API's rules on ``cache_control`` blocks, applied to the hints in ``body``.
-
-    At most four a request (the keys kept from a parsed request count too): beyond,
-    the earliest hints are dropped, each a Loss, since the latest cover the longest
-    prefixes (an agent loop moves its breakpoint forward each turn); kept keys are
-    the request's own and stay. A 1h hint after a shorter breakpoint (the API wants
-    the longer lifetimes first) is sent with the default ttl, a Loss.
-    """
+    """The API's rules on ``cache_control`` blocks (``limit_controls``), applied to the
+    hints in ``body``, its blocks taken in prefix order: system, then messages (the
+    blocks inside a ``tool_result`` before it)."""
     owner = {id(value): i for i, value in marks}
-    found: list[tuple[dict[str, Any], int | None]] = []  # in prefix order
+    found: list[tuple[dict[str, Any], int | None]] = []
     system = body.get("system")
     if system.__class__ is list:
         for block in system:
-            _collect(block, owner, found)
+            collect_control(block, owner, found)
     for turn in body["messages"]:
         content = turn["content"]
         if content.__class__ is list:
@@ -125,35 +165,9 @@ def limit_breakpoints(
                 inner = block.get("content") if block.get("type") == "tool_result" else None
                 if inner.__class__ is list:
                     for sub in inner:
-                        _collect(sub, owner, found)
-                _collect(block, owner, found)
-    excess = len(found) - MAX_BREAKPOINTS
-    if excess > 0:
-        left = []
-        for block, i in found:
-            if excess and i is not None:
-                del block[CONTROL_KEY]
-                hint_loss(losses, i, _LIMIT_RULE)
-                excess -= 1
-            else:
-                left.append((block, i))
-        found = left
-    shorter = False
-    for block, i in found:
-        value = block[CONTROL_KEY]
-        if not isinstance(value, Mapping) or value.get("ttl") != "1h":
-            shorter = True
-        elif shorter and i is not None:
-            block[CONTROL_KEY] = {"type": "ephemeral"}
-            losses.add(f"messages[{i}].cache.ttl", "cache hint ttl 1h", _TTL_RULE)
-
-
-def _collect(
-    block: Any, owner: dict[int, int], found: list[tuple[dict[str, Any], int | None]]
-) -> None:
-    """Note a block with a ``cache_control``, and the message whose hint it is (None: kept)."""
-    if block.__class__ is dict and CONTROL_KEY in block:
-        found.append((block, owner.get(id(block[CONTROL_KEY]))))
+                        collect_control(sub, owner, found)
+                collect_control(block, owner, found)
+    limit_controls(found, losses, "Anthropic")
 
 
 # -- parsing ----------------------------------------------------------------------------
@@ -168,18 +182,3 @@ def lift(block: Mapping[str, Any]) -> tuple[Mapping[str, Any], CacheHint | None]
     if hint is None:
         return block, None
     return {k: v for k, v in block.items() if k != CONTROL_KEY}, hint
-
-
-def lift_kept(keys: list[FrozenDict], index: int) -> CacheHint | None:
-    """The hint kept as the ``cache_control`` of the block at ``index`` (the last of a
-    message), taken out of ``keys`` (the kept keys of the message's blocks)."""
-    if not keys or keys[-1]["index"] != index:
-        return None
-    item = keys[-1]
-    rest, hint = lift(item["keys"])
-    if hint is not None:
-        if rest:
-            keys[-1] = FrozenDict({**item, "keys": FrozenDict(rest)})
-        else:
-            keys.pop()
-    return hint

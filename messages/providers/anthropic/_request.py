@@ -28,7 +28,8 @@ from ...errors import DecodeError, ValidationError
 from .._base import decode_error, fast_list, fast_mapping, freeze_decoded, opt_str, required_str
 from ._blocks import keys_item, read_assistant, unknown_item
 from ._common import KNOWN_KEYS, state_extras, with_state
-from ._hints import lift, lift_kept
+from .._cache_hints import CONTROL_KEY, lift_kept
+from ._hints import lift
 
 
 def read_request(body_or_list: Any, tag: str) -> list[Message]:
@@ -101,8 +102,13 @@ def _assistant_turn(content: Any, path: str, tag: str) -> AssistantMessage:
         return message(AssistantMessage, content)
     blocks = fast_list(content, f"{path}.content")
     last = blocks[-1] if blocks else None
-    if isinstance(last, Mapping) and last.get("type") in _MARKABLE:
-        last, cache = lift(last)
+    # hot path: a last block without the key pays one ``in`` test (a Mapping that is
+    # not a dict takes the general test); parse_messages of the 83-message tool loop
+    # (benchmarks/bench_providers2.py) FIGURE
+    if (CONTROL_KEY in last if last.__class__ is dict else isinstance(last, Mapping)) and (
+        last.get("type") in _MARKABLE  # type: ignore[union-attr]
+    ):
+        last, cache = lift(last)  # type: ignore[arg-type]
         if cache is not None:
             m = read_assistant([*blocks[:-1], last], f"{path}.content", tag, True)
             return dataclasses.replace(m, cache=cache)
@@ -110,8 +116,8 @@ def _assistant_turn(content: Any, path: str, tag: str) -> AssistantMessage:
 
 
 #: The blocks of an assistant turn the formatter puts a hint on (the others are kept
-#: whole, their ``cache_control`` with them).
-_MARKABLE = frozenset(("text", "thinking", "redacted_thinking", "tool_use"))
+#: whole, their ``cache_control`` with them; thinking blocks take none).
+_MARKABLE = frozenset(("text", "tool_use"))
 
 
 def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
@@ -143,7 +149,7 @@ def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
             parts.append(part)
             _keys_of(blk, kind, j, bpath, keys)
     if parts or not produced:
-        cache = lift_kept(keys, end) if keys else None
+        cache = lift_kept(keys, end, CONTROL_KEY) if keys else None
         state: dict[str, Any] = {}
         if unknown:
             state["unknown"] = tuple(unknown)
@@ -199,7 +205,8 @@ def _tool_result(blk: Mapping[str, Any], j: int, path: str, tag: str) -> ToolRes
     content: str | tuple[ContentPart, ...]
     unknown: list[FrozenDict] = []
     keys: list[FrozenDict] = []
-    own, cache = lift(blk)
+    # hot path: a block without the key pays one ``in`` test (see _assistant_turn)
+    own, cache = lift(blk) if blk.__class__ is not dict or CONTROL_KEY in blk else (blk, None)
     _keys_of(own, "tool_result", j, path, keys)
     if raw is None:
         content = ""
