@@ -332,6 +332,17 @@ def test_a_kept_cache_control_on_the_same_block_wins() -> None:
     hinted = dataclasses.replace(m, cache=CacheHint("1h"))
     conversion = ANTHROPIC.convert([hinted])
     assert conversion.body == body  # one cache_control, the kept one
+    assert [(x.path, x.rule) for x in conversion.losses] == [
+        ("messages[0].cache", "dropped: the cache_control kept on its block is sent instead")
+    ]
+    # one equal to what the hint writes is no loss (kept: the turn ends in thinking)
+    thinking = {"type": "thinking", "thinking": "t", "signature": "s"}
+    text = {"type": "text", "text": "a", CONTROL: {"type": "ephemeral"}}
+    body = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [text, thinking]}]}
+    ms = ANTHROPIC.parse_messages(body)
+    assert ms[1].cache is None
+    conversion = ANTHROPIC.convert([ms[0], dataclasses.replace(ms[1], cache=CacheHint())])
+    assert conversion.body == body
     assert conversion.losses == ()
 
 
@@ -563,7 +574,7 @@ def test_openrouter_sends_at_most_four_breakpoints() -> None:
     assert len(list(_keys(body, CONTROL))) == 4
     assert CONTROL not in str(body["messages"][0]) and CONTROL not in str(body["messages"][1])
     rule = (
-        "dropped: openrouter takes at most 4 cache_control blocks a request (Anthropic's limit);"
+        "dropped: openrouter takes at most 4 cache_control blocks a request (Anthropic's rule);"
         " the earliest hints are dropped first"
     )
     assert [(x.path, x.rule) for x in conversion.losses] == [

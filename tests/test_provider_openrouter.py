@@ -210,7 +210,7 @@ def test_other_providers_reasoning_is_a_loss_here() -> None:
 def test_cache_control_on_a_last_part_is_the_message_hint() -> None:
     body = load_fixture({"file": "openrouter/request_cache_control.json"})
     ms = P.parse_messages(body)
-    assert [m.cache for m in ms] == [CacheHint(), CacheHint("1h")]
+    assert [m.cache for m in ms] == [CacheHint("1h"), CacheHint()]
     # the system parts' lengths are kept, so that the request goes back split as it came
     assert [m.extras for m in ms] == [{"openrouter": {"lengths": (97, 55)}}, {}]
     assert P.convert(ms).body["messages"] == body["messages"]
@@ -219,7 +219,7 @@ def test_cache_control_on_a_last_part_is_the_message_hint() -> None:
     for wire in openai.body["messages"]:
         assert wire["content"][-1]["prompt_cache_breakpoint"] == {"mode": "explicit"}
     assert [(x.path, x.what) for x in openai.losses] == [
-        ("messages[1].cache.ttl", "cache hint ttl")
+        ("messages[0].cache.ttl", "cache hint ttl")
     ]
     for name in ("groq", "deepseek", "mistral", "gemini"):
         conversion = get_provider(name).convert(ms)
@@ -251,30 +251,28 @@ def test_cache_control_on_another_part_is_a_kept_key() -> None:
 def test_cache_hints_become_cache_control_on_the_last_part() -> None:
     hint = CacheHint()
     ms = [
-        Message.system("long instructions", cache=hint),
+        Message.system("long instructions", cache=CacheHint("1h")),
         Message.user([TextPart("a"), ImagePart(url="https://x.test/a.png")], cache=hint),
         Message.assistant(None, [ToolCall("call_1", "f", {})], cache=hint),
-        Message.tool_result("call_1", "result", cache=CacheHint("1h")),
+        Message.tool_result("call_1", "result", cache=hint),
         Message.assistant("done", cache=hint),
     ]
     conversion = P.convert(ms)
     wire = conversion.body["messages"]
     control = {"type": "ephemeral"}
     assert wire[0]["content"] == [
-        {"type": "text", "text": "long instructions", "cache_control": control}
+        {"type": "text", "text": "long instructions", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
     ]
     assert wire[1]["content"][-1]["cache_control"] == control
     assert "cache_control" not in wire[1]["content"][0]
-    assert wire[3]["content"] == [
-        {"type": "text", "text": "result", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
-    ]
+    assert wire[3]["content"] == [{"type": "text", "text": "result", "cache_control": control}]
     assert wire[4]["content"] == [{"type": "text", "text": "done", "cache_control": control}]
     assert [(x.path, x.rule) for x in conversion.losses] == [
         ("messages[2].cache", "dropped: its message has no content part to mark")
     ]
     # the request reads back as the same messages
     back = P.parse_messages(conversion.body)
-    assert [m.cache for m in back] == [hint, hint, None, CacheHint("1h"), hint]
+    assert [m.cache for m in back] == [CacheHint("1h"), hint, None, hint, hint]
     # elsewhere in the family a hint is reported, never dropped silently
     for name in ("groq", "vllm", "deepseek", "mistral"):
         losses = get_provider(name).convert(ms[:2]).losses

@@ -28,8 +28,13 @@ reasoning tokens, prompt caching, usage accounting, errors):
   reads a ``cache_control`` on a message's last part back as its hint. Other
   content-part keys (a ``cache_control`` on another part among them) are kept and
   get back on their part when sent to OpenRouter; elsewhere they are a Loss.
-  Anthropic's limit of four breakpoints a request is not applied here (OpenRouter
-  routes to models with other rules).
+  Claude models are the reason to send ``cache_control`` through OpenRouter, so
+  Anthropic's rules apply (``_cache_hints.limit_controls``): OpenRouter's prompt
+  caching guide (openrouter.ai/docs/guides/best-practices/prompt-caching, "Anthropic
+  Claude") says "There is a limit of four breakpoints", and Anthropic answers 400
+  beyond four. At most four a request, the kept keys counted: the earliest hints
+  are dropped (a Loss each); a 1h hint after a shorter breakpoint is sent with the
+  default ttl (a Loss). The order is the message order.
 * Usage: the chat counts, ``prompt_tokens_details.cached_tokens`` and
   ``cache_write_tokens`` as cached and cache-creation input tokens;
   ``metadata["cost"]`` holds ``usage.cost`` (credits) and ``metadata["cost_details"]``
@@ -58,7 +63,7 @@ from ._base import (
     make_usage,
     opt_int,
 )
-from ._cache_hints import CONTROL_KEY
+from ._cache_hints import CONTROL_KEY, collect_control, limit_controls
 from ._chat_completions import (
     FINISH,
     ChatCompletionsProvider,
@@ -269,6 +274,20 @@ class OpenRouterProvider(ChatCompletionsProvider):
         return parts
 
     # -- formatting -------------------------------------------------------------------
+
+    def _limit_hints(
+        self, out: list[dict[str, Any]], marks: list[tuple[int, Any]], losses: Losses
+    ) -> None:
+        """Anthropic's rules on ``cache_control`` (at most four, 1h first), applied to
+        the hints in ``out`` (the kept keys counted)."""
+        owner = {id(value): i for i, value in marks}
+        found: list[tuple[dict[str, Any], int | None]] = []
+        for d in out:
+            content = d.get("content")
+            if content.__class__ is list:
+                for part in content:
+                    collect_control(part, owner, found)
+        limit_controls(found, losses, self.name, " (Anthropic's rule)")
 
     def _assistant_parts(
         self,

@@ -32,9 +32,15 @@ from .._base import (
 from .._cache_hints import (
     BREAKPOINT_KEY,
     CONTROL_KEY,
+    NOT_SENT,
+    breakpoint_ttl_rule,
     control,
     hint_loss,
+    input_only_rule,
+    mark_last,
+    missed,
     no_breakpoints,
+    no_part_rule,
     openai_breakpoint,
 )
 from ._readers import (
@@ -60,6 +66,8 @@ from ._tools import function_tools
 
 if TYPE_CHECKING:
     from ..._tool_definition import ToolDefinition
+
+_NO_PART: Final = no_part_rule("content part")
 
 __all__ = ["CallIdMap", "ChatCompletionsFormat"]
 
@@ -167,11 +175,12 @@ class ChatCompletionsFormat(FormattingProvider):
         # a message's cache hint, applied once its wire message is written:
         # (index, hint, len(out), len(held)) before it
         hinted: tuple[int, CacheHint, int, int] | None = None
+        marks: list[tuple[int, Any]] = []  # (message, the value sent) of each hint
         # hot path: one cast for the loop; no per-message cast() call.
         items: Sequence[Any] = cast("Sequence[Any]", messages)
         for i, m in enumerate(items):
             if hinted is not None:
-                self._cache_hint(out, held, hinted, losses)
+                self._cache_hint(out, held, hinted, marks, losses)
                 hinted = None
             # hot path: the message class picks the writer (a dict subscript by type(m),
             # ~5 ns more than reading the role, which would still leave text and call
@@ -309,7 +318,7 @@ class ChatCompletionsFormat(FormattingProvider):
                 # chat completions carry a participant name on every role but tool
                 self._name(out[-1], name, i, losses)
         if hinted is not None:
-            self._cache_hint(out, held, hinted, losses)
+            self._cache_hint(out, held, hinted, marks, losses)
         if open_calls is not None and (answered or self.answers_last_turn):
             # a last turn with some results: the rest are answered; one with none
             # at all is left pending (a tool may still be running), as repair does,
@@ -325,6 +334,8 @@ class ChatCompletionsFormat(FormattingProvider):
             out.append({"role": "user", "content": moved})
         if held is not None:
             out.extend(held)
+        if marks:
+            self._limit_hints(out, marks, losses)
         body: dict[str, Any] = {"messages": out}
         if tools:
             body["tools"] = function_tools(tools, self.strict_tools, losses)
@@ -381,11 +392,13 @@ class ChatCompletionsFormat(FormattingProvider):
         out: list[dict[str, Any]],
         held: list[dict[str, Any]] | None,
         hinted: tuple[int, CacheHint, int, int],
+        marks: list[tuple[int, Any]],
         losses: Losses,
     ) -> None:
         """Put message ``hinted[0]``'s cache hint on the last content part of its wire
-        message (``cache_key``), or report it. A part that already has the key (kept
-        from a parsed request) keeps its own value: one key, never two."""
+        message (``cache_key``), noted in ``marks``, or report it. A part that already
+        has the key (kept from a parsed request) keeps its own value: one key, never
+        two (a Loss when it says something else)."""
         i, hint, before, held_before = hinted
         key = self.cache_key
         if key is None:
@@ -396,32 +409,28 @@ class ChatCompletionsFormat(FormattingProvider):
         elif held and len(held) > held_before:
             d = held[-1]
         else:
-            hint_loss(losses, i, "dropped: its message is not sent")
+            hint_loss(losses, i, NOT_SENT)
             return
         if key == BREAKPOINT_KEY and d["role"] == "assistant":
-            hint_loss(
-                losses,
-                i,
-                f"dropped: {self.name} takes {key} on input parts only, not on assistant messages",
-            )
+            hint_loss(losses, i, input_only_rule(self.name))
             return
         value = control(hint) if key == CONTROL_KEY else openai_breakpoint()
         c = d.get("content")
-        if c.__class__ is str and c:
-            d["content"] = [{"type": "text", "text": c, key: value}]
-        elif c.__class__ is list and c:
-            if key not in c[-1]:
-                c[-1] = {**c[-1], key: value}
+        if c.__class__ is str or c.__class__ is list:
+            d["content"], placed = mark_last(c, key, value, "text")
         else:
-            hint_loss(losses, i, "dropped: its message has no content part to mark")
+            placed = None
+        if missed(losses, i, placed, value, key, _NO_PART):
             return
+        marks.append((i, value))
         if hint.ttl is not None and key == BREAKPOINT_KEY:
-            losses.add(
-                f"messages[{i}].cache.ttl",
-                "cache hint ttl",
-                f"dropped: {self.name} breakpoints live as long as the request's"
-                " prompt_cache_options.ttl says",
-            )
+            losses.add(f"messages[{i}].cache.ttl", "cache hint ttl", breakpoint_ttl_rule(self.name))
+
+    def _limit_hints(
+        self, out: list[dict[str, Any]], marks: list[tuple[int, Any]], losses: Losses
+    ) -> None:
+        """The wire's rules on the hints sent (``marks``) in the whole request (none by
+        default; OpenRouter applies Anthropic's)."""
 
     # -- the parts of one message ------------------------------------------------------
 

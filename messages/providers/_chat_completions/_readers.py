@@ -55,7 +55,7 @@ from .._base import (
     make_usage,
     opt_int,
 )
-from .._cache_hints import CONTROL_KEY, breakpoint_hint, control_hint
+from .._cache_hints import lift_kept
 
 if TYPE_CHECKING:
     from ..._cache import CacheHint
@@ -438,24 +438,13 @@ def keep_keys(
 
 def lift_hint(own: dict[str, Any], content: object, key: str) -> CacheHint | None:
     """The cache hint kept as ``key`` on the last part of ``content`` (a message's
-    content parts, already read into ``own``), taken out of the kept keys: a
-    ``cache_control`` (``key`` is CONTROL_KEY) or a ``prompt_cache_breakpoint``
-    that the formatter writes back as it came. Anything else stays a kept key."""
+    content parts, already read into ``own``), taken out of the kept keys
+    (``lift_kept``); anything else stays a kept key."""
     kept = own.get("keys")
     if not kept or not isinstance(content, (list, tuple)):
         return None
-    entry = kept[-1]
-    keys = entry["keys"]
-    if entry["index"] != len(content) - 1 or key not in keys:
-        return None
-    hint = (control_hint if key == CONTROL_KEY else breakpoint_hint)(keys[key])
-    if hint is None:
-        return None
-    if len(keys) > 1:
-        entry["keys"] = {k: v for k, v in keys.items() if k != key}
-    elif len(kept) > 1:
-        kept.pop()
-    else:
+    hint = lift_kept(kept, len(content) - 1, key)
+    if not kept:
         del own["keys"]
     return hint
 
