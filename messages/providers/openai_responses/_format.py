@@ -31,7 +31,8 @@ Rules (each that loses something is a Loss):
   ``input_file`` of its item: a system, developer or user message, or the output of
   a ``function_call_output`` (string content becomes one ``input_text``). A hinted
   first system message is sent as an input item, not ``instructions`` (which take
-  no parts), except with ``previous_response_id`` (then the hint is a Loss). An
+  no parts), except when continued from a stored response (then the hint is a
+  Loss, as is the hint of each message the stored response covers). An
   assistant turn takes none (Loss), and a hint's ``ttl`` is a Loss (a breakpoint
   lives as long as the request's ``prompt_cache_options.ttl``).
 """
@@ -55,7 +56,17 @@ from ..._role import MessageRole
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import ValidationError, ident
 from .._base import DROP_OTHER_REASONING, Loss, Losses, foreign_state_losses
-from .._cache_hints import BREAKPOINT_KEY, hint_loss, openai_breakpoint
+from .._cache_hints import (
+    BREAKPOINT_KEY,
+    NOT_SENT,
+    breakpoint_ttl_rule,
+    hint_loss,
+    input_only_rule,
+    mark_last,
+    missed,
+    no_part_rule,
+    openai_breakpoint,
+)
 from ._read import (
     INPUT,
     ITEM,
@@ -85,15 +96,10 @@ _UNANSWERED: Final = "Error: " + UNANSWERED_TEXT
 
 #: The parts a ``prompt_cache_breakpoint`` may go on.
 _MARKABLE: Final = frozenset(("input_text", "input_image", "input_file"))
-_NO_PART: Final = "dropped: its message has no input part to mark"
-_ASSISTANT_RULE: Final = (
-    "dropped: openai_responses takes prompt_cache_breakpoint on input parts only,"
-    " not on assistant messages"
-)
-_TTL_RULE: Final = (
-    "dropped: openai_responses breakpoints live as long as the request's"
-    " prompt_cache_options.ttl says"
-)
+_NO_PART: Final = no_part_rule("input part")
+_ASSISTANT_RULE: Final = input_only_rule("openai_responses")
+_TTL_RULE: Final = breakpoint_ttl_rule("openai_responses")
+_STORED_RULE: Final = "dropped: continued from a stored response, which holds it"
 
 
 def error_prefixed(text: str) -> str:
@@ -151,6 +157,11 @@ def _stored(messages: Sequence[Message], tag: str, wanted: str | bool) -> tuple[
         f"previous_response_id {ident(wanted)} is not a response parsed into these messages",
         "previous_response_id",
     )
+
+
+def _input_part(part: Mapping[str, Any]) -> bool:
+    """Whether a part may carry a ``prompt_cache_breakpoint``."""
+    return part.get("type") in _MARKABLE
 
 
 class Formatter:
@@ -237,7 +248,7 @@ class Formatter:
                     "dropped: openai_responses rejects an output without its call",
                 )
                 if m.cache is not None:
-                    hint_loss(self.losses, i, "dropped: its message is not sent")
+                    hint_loss(self.losses, i, NOT_SENT)
                 return
             self.answered.append(m.tool_call_id)
             self.out.append(self.tool_result(m, i, own))
@@ -263,25 +274,14 @@ class Formatter:
             self.hint(self.out[-1], "content", m.cache, i)
 
     def hint(self, d: dict[str, Any], key: str, hint: CacheHint, i: int) -> None:
-        """Put a message's cache hint on the last input part of its item (``d[key]``)."""
-        c = d[key]
-        if c.__class__ is str:
-            if c:
-                d[key] = [{"type": "input_text", "text": c, BREAKPOINT_KEY: openai_breakpoint()}]
-                if d is self.string_input:
-                    self.string_input = None  # a list of parts now: sent as an item
-            else:
-                hint_loss(self.losses, i, _NO_PART)
-                return
-        else:
-            for part in reversed(c):
-                if part.get("type") in _MARKABLE:
-                    if BREAKPOINT_KEY not in part:  # a kept one stays as it came
-                        part[BREAKPOINT_KEY] = openai_breakpoint()
-                    break
-            else:
-                hint_loss(self.losses, i, _NO_PART)
-                return
+        """Put a message's cache hint on the last input part of its item (``d[key]``); a
+        part that kept its own breakpoint keeps it (a Loss when it differs)."""
+        value = openai_breakpoint()
+        d[key], placed = mark_last(d[key], BREAKPOINT_KEY, value, "input_text", _input_part)
+        if d is self.string_input and d[key].__class__ is list:
+            self.string_input = None  # a list of parts now: sent as an item
+        if missed(self.losses, i, placed, value, BREAKPOINT_KEY, _NO_PART):
+            return
         if hint.ttl is not None:
             self.losses.add(f"messages[{i}].cache.ttl", "cache hint ttl", _TTL_RULE)
 
@@ -634,11 +634,21 @@ def format_body(
     start = 0
     first = items[0] if items else None
     instructions: str | None = None
+    found = None
+    if previous_response_id is not None and previous_response_id is not False:
+        if not isinstance(previous_response_id, (str, bool)):
+            raise ValidationError(
+                f"expected a response id or True, got {type(previous_response_id).__name__}",
+                "previous_response_id",
+            )
+        found = _stored(messages, tag, previous_response_id)
     if first is not None and getattr(first, "role", None) in (_SYSTEM, _DEVELOPER):
         own = first.extras.get(tag) if first.extras else None
-        continued = previous_response_id is not None and previous_response_id is not False
         # a hinted one goes in ``input`` (instructions take no parts), unless continued
-        if not (isinstance(own, Mapping) and own.get(INPUT)) and (first.cache is None or continued):
+        # from a stored response (then the instructions are sent again, without it)
+        if not (isinstance(own, Mapping) and own.get(INPUT)) and (
+            first.cache is None or found is not None
+        ):
             if first.cache is not None:
                 hint_loss(
                     f.losses, 0, "dropped: continued, it is sent as instructions, which take none"
@@ -650,20 +660,16 @@ def format_body(
                 )
             instructions = first.text
             start = 1
-    if previous_response_id is not None and previous_response_id is not False:
-        if not isinstance(previous_response_id, (str, bool)):
-            raise ValidationError(
-                f"expected a response id or True, got {type(previous_response_id).__name__}",
-                "previous_response_id",
-            )
-        found = _stored(messages, tag, previous_response_id)
-        if found is not None:
-            k, rid = found
-            start = k + 1
-            body["previous_response_id"] = rid
-            stored = messages[k]
-            f.open_calls = [*stored.tool_calls, *stored.invalid_tool_calls] or None
-            f.open_at = k
+    if found is not None:
+        k, rid = found
+        for j in range(start, k + 1):  # the stored response holds them, their hints too
+            if items[j].cache is not None:
+                hint_loss(f.losses, j, _STORED_RULE)
+        start = k + 1
+        body["previous_response_id"] = rid
+        stored = messages[k]
+        f.open_calls = [*stored.tool_calls, *stored.invalid_tool_calls] or None
+        f.open_at = k
     out = f.out
     for i in range(start, len(items)):
         m = items[i]

@@ -32,7 +32,7 @@ from ..._message import (
 from ..._parts import ContentPart, FilePart, ImagePart, ReasoningPart, parse_data_url
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
-from .._cache_hints import BREAKPOINT_KEY, breakpoint_hint
+from .._cache_hints import BREAKPOINT_KEY, lift_kept
 from ._read import (
     CALL_FIELDS,
     INPUT,
@@ -387,22 +387,6 @@ def decode_parts(
     return tuple(parts), kept, unknown
 
 
-def _lift(kept: list[FrozenDict], n: int) -> CacheHint | None:
-    """The hint kept as the breakpoint of the last of ``n`` parts, taken out of ``kept``
-    (the kept keys of the parts, by index)."""
-    if not kept or kept[-1]["index"] != n - 1:
-        return None
-    keys = kept[-1]["keys"]
-    hint = breakpoint_hint(keys.get(BREAKPOINT_KEY))
-    if hint is not None:
-        if len(keys) > 1:
-            rest = FrozenDict({k: v for k, v in keys.items() if k != BREAKPOINT_KEY})
-            kept[-1] = FrozenDict({**kept[-1], "keys": rest})
-        else:
-            kept.pop()
-    return hint
-
-
 def _content_state(
     item: Mapping[str, Any], key: str, fields: frozenset[str], path: str, tag: str
 ) -> tuple[Any, FrozenDict, CacheHint | None]:
@@ -418,7 +402,7 @@ def _content_state(
             raise DecodeError(f"{key} is required", f"{path}.{key}")
         value, kept, unknown = decode_parts(content, f"{path}.{key}")
         if kept:
-            cache = _lift(kept, len(content))
+            cache = lift_kept(kept, len(content) - 1, BREAKPOINT_KEY)
             if kept:
                 state[KEYS] = tuple(kept)
         if unknown:
@@ -470,7 +454,7 @@ def decode_system(
         text = "".join(texts)
         state[SPLIT] = tuple(len(t) for t in texts)
         if kept:
-            cache = _lift(kept, len(texts))
+            cache = lift_kept(kept, len(texts) - 1, BREAKPOINT_KEY)
             if kept:
                 state[KEYS] = tuple(kept)
     if len(item) > 2 or not _MESSAGE_FIELDS.issuperset(item):
