@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from messages import (
     CacheHint,
     ImagePart,
-    ReasoningPart,
     Message,
+    ReasoningPart,
     TextPart,
     ToolCall,
     from_json,
@@ -338,7 +338,12 @@ def test_a_kept_cache_control_on_the_same_block_wins() -> None:
     # one equal to what the hint writes is no loss (kept: the turn ends in thinking)
     thinking = {"type": "thinking", "thinking": "t", "signature": "s"}
     text = {"type": "text", "text": "a", CONTROL: {"type": "ephemeral"}}
-    body = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [text, thinking]}]}
+    body = {
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": [text, thinking]},
+        ]
+    }
     ms = ANTHROPIC.parse_messages(body)
     assert ms[1].cache is None
     conversion = ANTHROPIC.convert([ms[0], dataclasses.replace(ms[1], cache=CacheHint())])
@@ -525,7 +530,9 @@ def test_a_stripped_blank_block_moves_its_hint_past_thinking() -> None:
 
 def test_a_cache_control_on_a_last_thinking_block_stays_a_kept_key() -> None:
     block = {"type": "thinking", "thinking": "t", "signature": "s", CONTROL: {"type": "ephemeral"}}
-    body = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [block]}]}
+    body = {
+        "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [block]}]
+    }
     ms = ANTHROPIC.parse_messages(body)
     assert ms[1].cache is None
     assert ANTHROPIC.convert(ms).body == body
@@ -616,7 +623,9 @@ def test_openrouter_sends_a_1h_hint_after_a_shorter_one_with_the_default_ttl() -
 def test_a_kept_cache_control_that_differs_from_the_hint_is_a_loss(name: str) -> None:
     p = get_provider(name)
     kept = {"type": "ephemeral", "ttl": "2h"}
-    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": "q", CONTROL: kept}]}]}
+    body = {
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "q", CONTROL: kept}]}]
+    }
     (m,) = p.parse_messages(body)
     assert m.cache is None
     conversion = p.convert([dataclasses.replace(m, cache=CacheHint("1h"))])
@@ -632,7 +641,9 @@ def test_a_kept_breakpoint_that_differs_from_the_hint_is_a_loss(name: str) -> No
     kept = {"mode": "explicit", "x": 1}
     part_type = "input_text" if name == "openai_responses" else "text"
     key = "input" if name == "openai_responses" else "messages"
-    body = {key: [{"role": "user", "content": [{"type": part_type, "text": "q", BREAKPOINT: kept}]}]}
+    body = {
+        key: [{"role": "user", "content": [{"type": part_type, "text": "q", BREAKPOINT: kept}]}]
+    }
     (m,) = p.parse_messages(body)
     assert m.cache is None
     conversion = p.convert([dataclasses.replace(m, cache=CacheHint())])

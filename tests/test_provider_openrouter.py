@@ -261,7 +261,11 @@ def test_cache_hints_become_cache_control_on_the_last_part() -> None:
     wire = conversion.body["messages"]
     control = {"type": "ephemeral"}
     assert wire[0]["content"] == [
-        {"type": "text", "text": "long instructions", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+        {
+            "type": "text",
+            "text": "long instructions",
+            "cache_control": {"type": "ephemeral", "ttl": "1h"},
+        }
     ]
     assert wire[1]["content"][-1]["cache_control"] == control
     assert "cache_control" not in wire[1]["content"][0]

@@ -48,8 +48,7 @@ __all__ = [
 THINKING: Final = frozenset(("thinking", "redacted_thinking"))
 _NO_CONTENT: Final = no_part_rule("content block")
 _ONLY_THINKING: Final = (
-    "dropped: Anthropic takes no cache_control on thinking blocks,"
-    " the only blocks of its message"
+    "dropped: Anthropic takes no cache_control on thinking blocks, the only blocks of its message"
 )
 
 # -- formatting ---------------------------------------------------------------------

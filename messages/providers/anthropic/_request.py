@@ -26,9 +26,9 @@ from ..._message import AssistantMessage, Message, SystemMessage, ToolResultMess
 from ..._parts import ContentPart, FilePart, ImagePart, TextPart
 from ...errors import DecodeError, ValidationError
 from .._base import decode_error, fast_list, fast_mapping, freeze_decoded, opt_str, required_str
+from .._cache_hints import CONTROL_KEY, lift_kept
 from ._blocks import keys_item, read_assistant, unknown_item
 from ._common import KNOWN_KEYS, state_extras, with_state
-from .._cache_hints import CONTROL_KEY, lift_kept
 from ._hints import lift
 
 
