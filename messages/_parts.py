@@ -111,7 +111,7 @@ class ImagePart:
     def data_url(self) -> str:
         """The image as a URL: a ``data:`` URL for inline data, else ``url``."""
         if self.data is not None:
-            return f"data:{self.media_type};base64,{self.data}"
+            return data_url(self.media_type, self.data)  # type: ignore[arg-type]
         assert self.url is not None
         return self.url
 
@@ -143,8 +143,22 @@ def same_media_type(given: str, from_url: str) -> bool:
     return given.strip().lower() == from_url.lower()
 
 
+def data_url(media_type: str, data: str) -> str:
+    """A base64 ``data:`` URL of ``data``; ``parse_data_url`` gives both back.
+
+    A ``,`` (which would end the media type early) and ``%`` in the media type are
+    percent-encoded, as RFC 2397 writes a media type; no valid media type has either.
+    """
+    if "," in media_type or "%" in media_type:
+        media_type = media_type.replace("%", "%25").replace(",", "%2C")
+    return f"data:{media_type};base64,{data}"
+
+
 def parse_data_url(url: str, path: str) -> tuple[str, str]:
-    """Split a base64 ``data:`` URL into (media type, data); ValidationError otherwise."""
+    """Split a base64 ``data:`` URL into (media type, data); ValidationError otherwise.
+
+    A percent-encoded media type (``data:a%2Cb;base64,...``) is decoded.
+    """
     if not url.startswith("data:"):
         raise ValidationError("not a data: URL", path)
     head, sep, data = url.partition(",")
@@ -156,6 +170,12 @@ def parse_data_url(url: str, path: str) -> tuple[str, str]:
     media_type = meta[0].strip()
     if not media_type:
         raise ValidationError("data: URL has no media type", path)
+    if "%" in media_type:
+        from urllib.parse import unquote  # rare: not loaded by every parse
+
+        media_type = unquote(media_type)
+        if not media_type.strip():
+            raise ValidationError("data: URL has no media type", path)
     return media_type, data
 
 

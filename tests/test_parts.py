@@ -76,6 +76,22 @@ def test_from_data_url_rejects_non_base64_data_urls(url: str) -> None:
         ImagePart.from_data_url(url)
 
 
+@pytest.mark.parametrize("media_type", ["a,b", "image/png,x", "50%", "a%2Cb", "x,%,y"])
+def test_a_media_type_a_data_url_cannot_hold_as_it_is_is_percent_encoded(media_type: str) -> None:
+    p = ImagePart(data="AAAA", media_type=media_type)
+    assert p.data_url.count(",") == 1  # the separator only
+    assert ImagePart.from_data_url(p.data_url) == p
+
+
+@given(
+    st.text(min_size=1).filter(lambda t: ";" not in t and t.strip() == t),
+    st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="),
+)
+def test_any_media_type_without_parameters_survives_a_data_url(media_type: str, data: str) -> None:
+    p = ImagePart(data=data, media_type=media_type)
+    assert ImagePart.from_data_url(p.data_url) == p
+
+
 def test_audio_part() -> None:
     p = AudioPart("UklGRg==", "wav")
     assert p.format == "wav"

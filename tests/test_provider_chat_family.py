@@ -23,13 +23,17 @@ from messages import (
     CacheHint,
     DecodeError,
     DeveloperMessage,
+    FilePart,
+    ImagePart,
     InvalidToolCall,
     Message,
     ReasoningPart,
     SystemMessage,
+    TextPart,
     ToolCall,
     ToolCallMessage,
     ToolResultMessage,
+    UserMessage,
     from_dict,
     to_dict,
 )
@@ -694,3 +698,25 @@ def test_a_conversation_with_invalid_calls_formats_like_its_subclass_copy(name: 
         _fixture("openai/adversarial/request_malformed_tool_calls.json")
     )
     same_as_subclasses(name, ms)
+
+
+@pytest.mark.parametrize("name", ["openai", "openrouter", "mistral", "openai_responses"])
+@pytest.mark.parametrize(
+    "part",
+    [
+        FilePart(data="", media_type="a,b"),
+        FilePart(data="QUJD", media_type="application/x,y", filename="f"),
+        ImagePart(data="AAAA", media_type="image/png,x"),
+    ],
+    ids=["empty file", "file", "image"],
+)
+def test_a_media_type_with_a_comma_goes_in_a_data_url_that_reads_back(
+    name: str, part: FilePart | ImagePart
+) -> None:
+    # a ',' would end the data: URL's media type early: it is percent-encoded
+    p = get_provider(name)
+    conversion = p.convert([Message.user([TextPart("see"), part])])
+    (back,) = p.parse_messages(conversion.body)
+    assert isinstance(back, UserMessage) and isinstance(back.content, tuple)
+    assert back.content[1].media_type == part.media_type  # type: ignore[union-attr]
+    assert back.content[1].data == part.data  # type: ignore[union-attr]

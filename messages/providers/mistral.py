@@ -46,7 +46,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from .._message import Message, ToolCallMessage, ToolResultMessage
-from .._parts import ContentPart, FilePart, ImagePart, ReasoningPart, TextPart, parse_data_url
+from .._parts import (
+    ContentPart,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    TextPart,
+    data_url,
+    parse_data_url,
+)
 from ..errors import DecodeError, ValidationError
 from ._base import FinishReason, Losses, kept_unknown
 from ._cache_hints import no_breakpoints
@@ -194,7 +202,7 @@ class MistralProvider(ChatCompletionsProvider):
             if p.data is not None and p.media_type is not None:
                 doc: dict[str, Any] = {
                     "type": "document_url",
-                    "document_url": f"data:{p.media_type};base64,{p.data}",
+                    "document_url": data_url(p.media_type, p.data),
                 }
                 if p.filename:
                     doc["document_name"] = p.filename

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from ..._cache import CacheHint
 from ..._frozen import EMPTY, thaw
 from ..._message import Message, ToolResultMessage
-from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
+from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart, data_url
 from ..._tool_call import InvalidToolCall, ToolCall
 from .._base import (
     Loss,
@@ -479,9 +479,7 @@ class ChatCompletionsFormat(FormattingProvider):
             if self.file_input:
                 f: dict[str, Any] = {}
                 if p.data is not None:
-                    f["file_data"] = (
-                        f"data:{p.media_type};base64,{p.data}" if p.media_type else p.data
-                    )
+                    f["file_data"] = data_url(p.media_type, p.data) if p.media_type else p.data
                 if p.file_id:
                     f["file_id"] = p.file_id
                 if p.filename:

@@ -50,7 +50,15 @@ from ..._message import (
     ToolResultMessage,
     UserMessage,
 )
-from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
+from ..._parts import (
+    AudioPart,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    ReasoningPart,
+    TextPart,
+    data_url,
+)
 from ..._repair import UNANSWERED_TEXT
 from ..._role import MessageRole
 from ..._tool_call import InvalidToolCall, ToolCall
@@ -326,12 +334,12 @@ class Formatter:
                 if p.data is not None:
                     return {
                         "type": "input_image",
-                        "image_url": f"data:{p.media_type};base64,{p.data}",
+                        "image_url": data_url(p.media_type, p.data),
                     }
                 return {"type": "input_image", "file_id": p.file_id}
             d = {"type": "input_file"}
             if p.data is not None:
-                d["file_data"] = f"data:{p.media_type};base64,{p.data}" if p.media_type else p.data
+                d["file_data"] = data_url(p.media_type, p.data) if p.media_type else p.data
             if p.file_id:
                 d["file_id"] = p.file_id
             if p.filename:
