@@ -322,6 +322,43 @@ def test_a_tool_the_input_provider_cannot_read_is_reported(
     assert err.startswith("error: anthropic: tools[1]: not a function tool; not carried\n")
 
 
+#: Where each provider's tools entry takes a key this package has no field for: the
+#: path below ``tools[0]`` (an Anthropic or OpenRouter ``cache_control``, Gemini's
+#: ``behavior``, an OpenAI function's own key).
+_UNMODELLED_TOOL_KEY = {
+    "anthropic": ("cache_control",),
+    "gemini": ("functionDeclarations", 0, "behavior"),
+    "openai_responses": ("defer_loading",),
+    **{
+        name: ("function", "x_hint")
+        for name in ("openai", "groq", "vllm", "ollama", "deepseek", "openrouter", "mistral")
+    },
+}
+
+
+@pytest.mark.parametrize("source", sorted(_UNMODELLED_TOOL_KEY))
+def test_a_tool_key_no_definition_holds_is_reported_and_a_plain_tool_is_not(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str
+) -> None:
+    path = _body_with_tools(source, tmp_path)
+    code, _, err = cli(capsys, "convert", str(path), "--from", source, "--to", "anthropic")
+    assert (code, err) == (0, "")  # what format_tools writes reads back whole
+    body = json.loads(path.read_text(encoding="utf-8"))
+    *outer, key = _UNMODELLED_TOOL_KEY[source]
+    target = body["tools"][0]
+    for step in outer:
+        target = target[step]
+    target[key] = {"type": "ephemeral"}
+    path.write_text(json.dumps(body), encoding="utf-8")
+    code, out, err = cli(capsys, "convert", str(path), "--from", source, "--to", "anthropic")
+    where = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in (*outer, key))
+    assert code == 0
+    assert one_line(err) == (
+        f"warning: {source}: tools[0]{where}: not carried: a tool definition has no field for it"
+    )
+    assert json.loads(out)["tools"] == get_provider("anthropic").format_tools([WEATHER])
+
+
 @pytest.mark.parametrize("source", ["openai", "ollama"])
 def test_function_tools_go_from_one_provider_to_another(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str

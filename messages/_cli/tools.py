@@ -68,8 +68,54 @@ def body_tools(
             continue
         if not found:
             dropped.append((f"tools[{i}]", "not a function tool; not carried"))
+        else:
+            # keys the definitions have no field for (cache_control, input_examples...)
+            written = get_provider(fmt).format_tools(found)
+            if len(written) == 1:
+                why = "not carried: a tool definition has no field for it"
+                dropped.extend((where, why) for where in _unread(entry, written[0], f"tools[{i}]"))
         tools.extend(found)
     return tools, dropped
+
+
+#: Keys that hold a tool's JSON schema: its contents are the definition's parameters
+#: (closed or converted by the target), not keys to compare.
+_SCHEMA_KEYS = frozenset(
+    ("parameters", "input_schema", "parametersJsonSchema", "parameters_json_schema")
+)
+
+
+def _camel(key: str) -> str:
+    """``function_declarations`` as ``functionDeclarations`` (Gemini reads both spellings)."""
+    if "_" not in key:
+        return key
+    first, *rest = key.split("_")
+    return first + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def _unread(entry: Any, written: Any, path: str) -> list[str]:
+    """The paths of the keys of a tools entry that the definition read from it does not
+    write back (the entry as the provider's ``format_tools`` writes that definition)."""
+    if type(entry) is not dict or type(written) is not dict:
+        return []
+    out: list[str] = []
+    keys = {_camel(k): v for k, v in written.items() if type(k) is str}
+    for key, value in entry.items():
+        if type(key) is not str:
+            continue  # JSON keys are strings; parse_tools refused anything else
+        if key in _SCHEMA_KEYS:
+            continue  # the definition's parameters (an empty schema may be left out)
+        where = f"{path}.{key}"
+        if _camel(key) not in keys:
+            out.append(where)
+            continue
+        back = keys[_camel(key)]
+        if type(value) is dict:
+            out += _unread(value, back, where)
+        elif type(value) is list and type(back) is list and len(value) == len(back):
+            for j, (a, b) in enumerate(zip(value, back, strict=True)):
+                out += _unread(a, b, f"{where}[{j}]")
+    return out
 
 
 def _one_tool(
