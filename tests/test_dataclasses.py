@@ -401,6 +401,8 @@ def test_trusted_builders_fill_every_field_of_the_classes_they_build() -> None:
         _build.plain_message(UserMessage, "x", "id1", None),
         _build.tool_call_message(ToolCallMessage, (call,)),
         _build.tool_result_message(ToolResultMessage, "c", "ok"),
+        _build.plain_tool_call_message(ToolCallMessage, (call,), None, (), "id2", None),
+        _build.plain_tool_result_message(ToolResultMessage, "c", "ok", True, "f", None, None),
         _build.text_part("t"),
     ]
     for obj in built:
