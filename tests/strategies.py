@@ -65,16 +65,22 @@ def _split_surrogate_pairs(s: str) -> str:
 
     JSON cannot keep such a pair apart from the astral character it stands for
     (both are written ``\\ud83d\\ude00``), so generated strings avoid it and stay
-    exact through every JSON round trip; lone surrogates are still generated.
-    tests/test_codec.py covers the pair itself.
+    exact through every JSON round trip; lone surrogates are still generated. Nor
+    does a string start with a low surrogate or end with a high one: a provider that
+    joins two texts (Ollama's text parts) would make the pair. tests/test_codec.py
+    covers the pair itself.
     """
-    if not any("\udc00" <= c <= "\udfff" for c in s):
+    if not any("\ud800" <= c <= "\udfff" for c in s):
         return s
     out: list[str] = []
     for c in s:
         if out and "\udc00" <= c <= "\udfff" and "\ud800" <= out[-1] <= "\udbff":
             out.append("_")
         out.append(c)
+    if "\udc00" <= out[0] <= "\udfff":
+        out.insert(0, "_")
+    if "\ud800" <= out[-1] <= "\udbff":
+        out.append("_")
     return "".join(out)
 
 
