@@ -559,17 +559,16 @@ def contents(
                     last = -1
         # hot path: a message's name, extras and cache hint are read in its kind's branch,
         # where the attribute loads see one class and specialize: read here, for four
-        # classes, they cost ~440 instructions per message (~44k of ~896k per call)
-        # hot path: ``own`` (this provider's state in the message) is None when the message
-        # has no name, extras or hint, and tested with ``is``: a mapping's truth value and
-        # the global load cost ~6k instructions more per call
-        own: Mapping[str, Any] | None = None
+        # classes, they cost ~440 instructions per message (~44k of ~896k per call). A
+        # message without them is written inline; one with them has its state (``own``)
+        # read first, by _state, and goes through the helpers (a state noted for every
+        # message, and tested, cost ~5k instructions more per call)
         if kind == _RESULT:
-            if m.name is not None or m.extras or m.cache is not None:
-                own, extra, settle = _state(m, i, extra, settle, tag, losses)
             call_id: str = m.tool_call_id  # type: ignore[attr-defined]
             found = calls.get(call_id)
             if found is None or call_id in answered:
+                if m.name is not None or m.extras or m.cache is not None:
+                    _, extra, settle = _state(m, i, extra, settle, tag, losses)
                 why = "a second result for the call" if found else "no matching functionCall"
                 losses.add(
                     f"messages[{i}]",
@@ -582,7 +581,13 @@ def contents(
             pending -= 1
             position, name, _, sent = found  # hot path: one unpack, then locals
             content = m.content  # type: ignore[attr-defined]
-            if type(content) is str and sent and own is None:
+            if (
+                type(content) is str
+                and sent
+                and m.name is None
+                and m.cache is None
+                and not m.extras
+            ):
                 # hot path: the usual response written inline; inserted even when it
                 # goes last (testing for an append costs ~115 instructions more)
                 parts.insert(
@@ -596,7 +601,10 @@ def contents(
                     },
                 )
             else:
-                extra = _result(m, found, own or EMPTY, parts, nresp, extra, unsent, i, losses, tag)  # type: ignore[arg-type]
+                own: Mapping[str, Any] = EMPTY
+                if m.name is not None or m.extras or m.cache is not None:
+                    own, extra, settle = _state(m, i, extra, settle, tag, losses)
+                extra = _result(m, found, own, parts, nresp, extra, unsent, i, losses, tag)  # type: ignore[arg-type]
                 if extra is not None:
                     settle = True
                     if extra.moved:
@@ -606,10 +614,12 @@ def contents(
             last = position
             nresp += 1
         elif kind == _CALLS:
+            kept: Mapping[str, Any] | None = None  # hot path: tested with is, not a truth value
             if m.name is not None or m.extras or m.cache is not None:
-                own, extra, settle = _state(m, i, extra, settle, tag, losses)
-            if own is not None or m.content is not None:  # type: ignore[attr-defined]
-                _model_parts(m, own or EMPTY, parts, i, losses, tag)
+                kept, extra, settle = _state(m, i, extra, settle, tag, losses)
+                _model_parts(m, kept, parts, i, losses, tag)
+            elif m.content is not None:  # type: ignore[attr-defined]
+                _model_parts(m, EMPTY, parts, i, losses, tag)
             # hot path: where the calls start is worked out when needed (rare), not
             # noted for every message with calls (~160 instructions each)
             for c in m.tool_calls:
@@ -632,12 +642,12 @@ def contents(
                     )
                     calls[cid] = (len(calls), c.name, i, True)
             pending = len(calls)
-            if own is not None or m.invalid_tool_calls:
+            if kept is not None or m.invalid_tool_calls:
                 start = len(parts) - len(m.tool_calls)  # one part per valid call
-                pending = _calls_rest(m, own or EMPTY, i, parts, start, calls, signed, losses, tag)  # type: ignore[arg-type]
+                pending = _calls_rest(m, kept or EMPTY, i, parts, start, calls, signed, losses, tag)  # type: ignore[arg-type]
         elif kind == _USER:
             if m.name is not None or m.extras or m.cache is not None:
-                own, extra, settle = _state(m, i, extra, settle, tag, losses)
+                _, extra, settle = _state(m, i, extra, settle, tag, losses)
             content = m.content  # type: ignore[attr-defined]
             if type(content) is str and content:
                 parts.append({"text": content})
@@ -647,13 +657,21 @@ def contents(
             else:
                 turn = len(out)
         else:
-            if m.name is not None or m.extras or m.cache is not None:
-                own, extra, settle = _state(m, i, extra, settle, tag, losses)
             content = m.content  # type: ignore[attr-defined]
-            if type(content) is str and content and own is None:
+            if (
+                type(content) is str
+                and content
+                and m.name is None
+                and m.cache is None
+                and not m.extras
+            ):
                 parts.append({"text": content})
-            elif not _model_parts(m, own or EMPTY, parts, i, losses, tag):
-                settle = True  # nothing added: the content may be left empty
+            else:
+                own = EMPTY
+                if m.name is not None or m.extras or m.cache is not None:
+                    own, extra, settle = _state(m, i, extra, settle, tag, losses)
+                if not _model_parts(m, own, parts, i, losses, tag):
+                    settle = True  # nothing added: the content may be left empty
     if settle or (pending and role == "user"):  # the last content needs settling
         # hot path: as between contents, the usual last content is left as it is
         # (closing it anyway, sorting its two responses, cost ~15k instructions per call)
