@@ -81,7 +81,7 @@ class Collector:
         self.ordinal = 0
         self.no_args: list[str] = []  # ids of calls written without ``args``
         self.ids: list[str] = []  # the ids of every call, valid or not, in wire order
-        self.sent = 0  # ... how many of them the wire sent (the rest are derived)
+        self.sent = False  # ... whether the wire sent one of them (the rest are derived)
 
     def part(self, part: Any, prefix: str, pi: int) -> None:
         """Read the part ``prefix[pi]``."""
@@ -181,7 +181,7 @@ class Collector:
             frozen, problem = _arguments(args, problem, prefix, pi, key)
         if wire_id:
             call_id = wire_id
-            self.sent += 1
+            self.sent = True
         else:
             call_id = derived_id(self.id_seed, ordinal, name, args)
         self.ids.append(call_id)

@@ -522,7 +522,7 @@ class GeminiStream(StreamAccumulator):
         extras = call_extras(call.sig, self._tag)
         acc.ids.append(call_id)
         if call.id:
-            acc.sent += 1
+            acc.sent = True
         problem = None
         if _NAME_RE.fullmatch(call.name) is None:
             problem = f"{call.where}.name: invalid tool name {ident(call.name)}"
