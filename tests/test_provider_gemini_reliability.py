@@ -277,3 +277,54 @@ def test_a_foreign_stream_error_names_the_field_not_the_content() -> None:
         PROVIDER.stream().feed(event)
     assert SECRET not in str(info.value)
     assert "'choices'" in info.value.message
+
+
+# -- call ids -------------------------------------------------------------------------------
+
+
+def _turn(*ids: str | None, partial: bool = False) -> dict[str, Any]:
+    """A response whose calls have these wire ids (None: no id, one is derived), their
+    arguments whole or (``partial``) as Vertex streams them."""
+    args: Any = (
+        (lambda k: {"partialArgs": [{"jsonPath": "$.n", "numberValue": k}]})
+        if partial
+        else (lambda k: {"args": {"n": k}})
+    )
+    parts = [
+        {"functionCall": {"name": "f", **args(k), **({"id": i} if i else {})}}
+        for k, i in enumerate(ids)
+    ]
+    content = {"role": "model", "parts": parts}
+    return {"candidates": [{"content": content, "finishReason": "STOP"}], "responseId": "r1"}
+
+
+def _parts(body: dict[str, Any]) -> list[Any]:
+    return body["candidates"][0]["content"]["parts"]  # type: ignore[no-any-return]
+
+
+def _read(reader: str, body: dict[str, Any]) -> list[str]:
+    """The call ids ``reader`` makes of ``body``."""
+    message: Message
+    if reader == "partial":
+        stream = PROVIDER.stream()
+        stream.feed(_turn(*(c["functionCall"].get("id") for c in _parts(body)), partial=True))
+        message = stream.finish().message
+    elif reader == "parse":
+        message = PROVIDER.parse_response(body).message
+    elif reader == "stream":
+        stream = PROVIDER.stream()
+        stream.feed(body)
+        message = stream.finish().message
+    else:
+        (message,) = PROVIDER.parse_messages([body["candidates"][0]["content"]])
+    return [c.id for c in message.tool_calls]
+
+
+@pytest.mark.parametrize("reader", ["parse", "stream", "partial", "import"])
+def test_two_calls_of_one_turn_with_one_id_are_a_decode_error(reader: str) -> None:
+    # two wire ids alike, and a wire id alike the id derived for a call without one
+    derived = _read(reader, _turn(None))[0]
+    assert len(set(_read(reader, _turn(None, None, "c1")))) == 3  # derived ids differ
+    for body in (_turn("c1", "c1"), _turn(None, derived)):
+        with pytest.raises(DecodeError, match="duplicate functionCall id"):
+            _read(reader, body)

@@ -521,6 +521,8 @@ class GeminiStream(StreamAccumulator):
         late_id = None if call.id or call.announced == call_id else call_id
         extras = call_extras(call.sig, self._tag)
         acc.ids.append(call_id)
+        if call.id:
+            acc.sent = True
         problem = None
         if _NAME_RE.fullmatch(call.name) is None:
             problem = f"{call.where}.name: invalid tool name {ident(call.name)}"
