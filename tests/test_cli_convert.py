@@ -329,10 +329,10 @@ _UNMODELLED_TOOL_KEY = {
     "anthropic": ("cache_control",),
     "gemini": ("functionDeclarations", 0, "behavior"),
     "openai_responses": ("defer_loading",),
-    **{
-        name: ("function", "x_hint")
-        for name in ("openai", "groq", "vllm", "ollama", "deepseek", "openrouter", "mistral")
-    },
+    **dict.fromkeys(
+        ("openai", "groq", "vllm", "ollama", "deepseek", "openrouter", "mistral"),
+        ("function", "x_hint"),
+    ),
 }
 
 
