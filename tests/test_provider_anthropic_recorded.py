@@ -93,3 +93,29 @@ def test_redacted_thinking_goes_back_byte_for_byte() -> None:
     sent = body["messages"][0]["content"]
     assert sent[:2] == [events[1]["content_block"], events[3]["content_block"]]
     assert sent[2] == {"type": "text", "text": r.text}
+
+
+def test_web_search_stream_replays_with_citations_in_place() -> None:
+    events = _data("stream_recorded_web_search_citations.jsonl")
+    r = run_stream(PROVIDER, events)
+    blocks = PROVIDER.format_request([r.message])["messages"][0]["content"]
+    assert [b["type"] for b in blocks] == [
+        "thinking",
+        "server_tool_use",
+        "web_search_tool_result",
+        "text",
+        "text",
+        "text",
+        "text",
+    ]
+    assert blocks[1]["input"] == {"query": "San Francisco weather today"}
+    [result] = [
+        e["content_block"] for e in events if e["type"] == "content_block_start" and e["index"] == 2
+    ]
+    assert blocks[2] == result
+    cited = [
+        e["delta"]["citation"]
+        for e in events
+        if e.get("delta", {}).get("type") == "citations_delta"
+    ]
+    assert [b.get("citations") for b in blocks[3:]] == [None, [cited[0]], [cited[1]], None]
