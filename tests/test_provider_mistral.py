@@ -41,6 +41,7 @@ from tests.provider_fidelity import (
     mutate,
     mutated_only_decode_error,
     mutations,
+    normalize_wire,
     run_stream,
 )
 
@@ -55,9 +56,46 @@ def test_every_mistral_fixture_kind_is_covered() -> None:
     assert len(ENTRIES) >= 20
 
 
-@pytest.mark.parametrize("entry", entries_of(ENTRIES, "request"), ids=entry_id)
+#: Recorded requests that do not format back as they came (a core-model limit, lead to fix).
+KNOWN_ISSUES = {
+    "mistral/request_recorded_tool_roundtrip.json": (
+        "a tool declared with description '' cannot be a ToolDefinition (a non-empty "
+        "description is required): parse_tools substitutes the name, so it goes back changed"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        pytest.param(
+            e,
+            id=entry_id(e),
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_ISSUES[e["file"]])]
+            if e["file"] in KNOWN_ISSUES
+            else [],
+        )
+        for e in entries_of(ENTRIES, "request")
+    ],
+)
 def test_request_fixture_parses_and_formats_back(entry: dict[str, Any]) -> None:
     check_request(P, entry, load_fixture(entry))
+
+
+def test_recorded_request_messages_format_back() -> None:
+    # the conversation of the recorded request (its tool aside) goes back equal, but
+    # for the tool call's "index" (positional; not kept by the chat-completions reader)
+    (entry,) = [e for e in ENTRIES if e["file"] in KNOWN_ISSUES]
+    data = load_fixture(entry)
+    body = P.convert(P.parse_messages(data)).body
+    want = json.loads(json.dumps(data["messages"]))
+    assert want[1]["tool_calls"][0].pop("index") == 0
+    assert normalize_wire("mistral", body["messages"]) == normalize_wire("mistral", want)
+    [tool] = P.parse_tools(data)
+    assert (tool.name, dict(tool.parameters)) == (
+        "get_image",
+        data["tools"][0]["function"]["parameters"],
+    )
 
 
 @pytest.mark.parametrize("entry", entries_of(ENTRIES, "response"), ids=entry_id)

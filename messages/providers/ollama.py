@@ -21,7 +21,8 @@ Differences from chat completions that shape the rules here:
 * ``done_reason`` ``stop`` (or missing on ``done: true``) is STOP, or TOOL_CALLS
   when the message has calls (``load`` / ``unload``, sent when a request only
   loads or unloads the model, are STOP too); ``length`` is LENGTH; usage is
-  ``prompt_eval_count`` / ``eval_count``, a missing count meaning 0.
+  ``prompt_eval_count`` / ``eval_count``, a missing count meaning 0 (a body with
+  neither count and no ``done: true`` has no usage).
 * ``developer`` messages are sent as ``system``; ``is_error`` is sent as an
   ``Error:`` prefix (both losses). Cache hints (``Message.cache``) are a Loss: the
   server keeps a loaded model's prompt cache by itself.
@@ -557,7 +558,13 @@ class OllamaProvider(FormattingProvider):
         done_reason = b.get("done_reason")
         if done_reason.__class__ is not str:
             done_reason = opt_str(done_reason, "done_reason")
-        usage = _usage(b)
+        # no counts and no ``done: true``: the body carries no statistics (an
+        # unfinished or hand-made body), so usage is unknown rather than zero
+        usage = (
+            _usage(b)
+            if b.get("done") is True or "eval_count" in b or "prompt_eval_count" in b
+            else None
+        )
         # the tag (a property, ~40 ns) only for reasoning, the one thing tagged here
         tag = self.tag if thinking else ""
         message = respond(text, thinking or None, tag, calls, usage, None, None, invalid)

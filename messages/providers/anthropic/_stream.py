@@ -186,7 +186,9 @@ class AnthropicStream(StreamAccumulator):
             return _EMPTY_DELTAS
         if dkind.__class__ is not str:
             raise DecodeError("expected a delta type string", f"events[{n}].delta.type")
-        return _EMPTY_DELTAS  # later delta kinds: nothing to accumulate
+        if block.kind == "unknown":
+            _merge_delta(block, delta)
+        return _EMPTY_DELTAS  # later delta kinds of known blocks: nothing to accumulate
 
     def _message_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
         path = f"events[{n}].message"
@@ -406,6 +408,25 @@ def _unparsed(call_id: str, name: str, raw: str, exc: DecodeError) -> InvalidToo
     return InvalidToolCall(call_id, name, raw, f"{exc.path}: {exc.message}")
 
 
+def _merge_delta(block: _Block, delta: Mapping[str, Any]) -> None:
+    """A later delta kind of a kept block (``compaction_delta``...): its fields kept.
+
+    The block's fields come in the delta (a ``compaction`` block starts with
+    ``content: null`` and gets its summary and ``encrypted_content`` in a
+    ``compaction_delta``); string fields of several deltas are joined, others replaced.
+    """
+    extra = block.extra if block.extra is not None else {}
+    block.extra = extra
+    for key, value in delta.items():
+        if key == "type":
+            continue
+        before = extra.get(key)
+        if before.__class__ is str and value.__class__ is str:
+            extra[key] = before + value
+        else:
+            extra[key] = value
+
+
 def _streamed_block(block: _Block) -> FrozenDict:
     """An unknown block as the non-streaming response would carry it.
 
@@ -416,6 +437,8 @@ def _streamed_block(block: _Block) -> FrozenDict:
     beside the start's input: nothing is guessed, nothing dropped.
     """
     value: FrozenDict = block.raw
+    if block.extra:
+        value = FrozenDict({**value, **freeze(block.extra, "delta")})
     if not block.chunks:
         return value
     text = "".join(block.chunks)
