@@ -359,6 +359,24 @@ def test_a_tool_key_no_definition_holds_is_reported_and_a_plain_tool_is_not(
     assert json.loads(out)["tools"] == get_provider("anthropic").format_tools([WEATHER])
 
 
+@pytest.mark.parametrize("source", ["openai", "mistral", "anthropic"])
+def test_an_empty_tool_description_is_reported_as_changed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str
+) -> None:
+    body = json.loads(_body_with_tools(source, tmp_path).read_text(encoding="utf-8"))
+    tool = body["tools"][0]
+    tool.get("function", tool)["description"] = ""
+    path = write(tmp_path / "empty-description.json", json.dumps(body))
+    code, out, err = cli(capsys, "convert", str(path), "--from", source, "--to", "openai")
+    where = "tools[0].function.description" if "function" in tool else "tools[0].description"
+    assert code == 0
+    assert one_line(err) == (
+        f"warning: {source}: {where}: changed: a tool definition's description is never"
+        " empty (the name stands in)"
+    )
+    assert json.loads(out)["tools"][0]["function"]["description"] == "get_weather"
+
+
 @pytest.mark.parametrize("source", ["openai", "ollama"])
 def test_function_tools_go_from_one_provider_to_another(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str

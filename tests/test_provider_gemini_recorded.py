@@ -6,10 +6,13 @@ verbatim (code execution) and signatures on the way back.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from messages import DecodeError, Message
+from messages._frozen import thaw
 from messages.providers.gemini import PROVIDER
 from tests.conftest import fixture_entries, load_fixture
 from tests.fixture_checks import run_stream
@@ -51,24 +54,40 @@ def test_text_signature_is_kept_for_the_replay() -> None:
     assert part == body["candidates"][0]["content"]["parts"][0]
 
 
-def _holds(value: Any, wanted: Any) -> bool:
-    """Whether ``wanted`` is ``value`` or is somewhere inside it."""
-    if value == wanted:
-        return True
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return any(_holds(v, wanted) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_holds(v, wanted) for v in value)
-    return False
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="candidate groundingMetadata (search grounding) is dropped without a trace: "
-    "neither the message's extras nor its metadata keep it",
-)
-def test_grounding_metadata_is_kept() -> None:
+def test_grounding_metadata_is_kept_in_the_message_metadata() -> None:
     body = _data("response_recorded_grounding.json")
     r = PROVIDER.parse_response(body)
     grounding = body["candidates"][0]["groundingMetadata"]
-    assert _holds(r.message.extras, grounding) or _holds(r.message.metadata, grounding)
+    assert thaw(r.message.metadata["candidate"]) == {"groundingMetadata": grounding}
+    # response information: never sent back, and the conversation formats as before
+    again = PROVIDER.format_request([Message.user("q"), r.message])
+    assert "groundingMetadata" not in json.dumps(again)
+    # a stream keeps the same, the last chunk's value of each field winning
+    acc = PROVIDER.stream()
+    for cut in (dict(body, candidates=[{**body["candidates"][0], "groundingMetadata": {}}]), body):
+        acc.feed(cut)
+    assert acc.finish().message.metadata["candidate"] == r.message.metadata["candidate"]
+
+
+def test_safety_ratings_and_other_candidate_fields_are_kept() -> None:
+    body = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "hi"}]},
+                "finishReason": "STOP",
+                "index": 0,
+                "safetyRatings": [{"category": "HARM_CATEGORY_HARASSMENT", "probability": "LOW"}],
+                "avgLogprobs": -0.25,
+                "citationMetadata": {"citationSources": [{"startIndex": 0, "endIndex": 2}]},
+            }
+        ]
+    }
+    m = PROVIDER.parse_response(body).message
+    assert set(m.metadata["candidate"]) == {"safetyRatings", "avgLogprobs", "citationMetadata"}
+    plain = {"candidates": [{**body["candidates"][0]}]}
+    for key in ("safetyRatings", "avgLogprobs", "citationMetadata"):
+        del plain["candidates"][0][key]
+    assert "candidate" not in PROVIDER.parse_response(plain).message.metadata
+    nan = {"candidates": [{**plain["candidates"][0], "avgLogprobs": float("nan")}]}
+    with pytest.raises(DecodeError, match=r"candidates\[0\]"):
+        PROVIDER.parse_response(nan)

@@ -72,8 +72,7 @@ def body_tools(
             # keys the definitions have no field for (cache_control, input_examples...)
             written = get_provider(fmt).format_tools(found)
             if len(written) == 1:
-                why = "not carried: a tool definition has no field for it"
-                dropped.extend((where, why) for where in _unread(entry, written[0], f"tools[{i}]"))
+                dropped.extend(_unread(entry, written[0], f"tools[{i}]"))
         tools.extend(found)
     return tools, dropped
 
@@ -93,12 +92,17 @@ def _camel(key: str) -> str:
     return first + "".join(word[:1].upper() + word[1:] for word in rest)
 
 
-def _unread(entry: Any, written: Any, path: str) -> list[str]:
-    """The paths of the keys of a tools entry that the definition read from it does not
-    write back (the entry as the provider's ``format_tools`` writes that definition)."""
+_NO_FIELD = "not carried: a tool definition has no field for it"
+_DESCRIBED = "changed: a tool definition's description is never empty (the name stands in)"
+
+
+def _unread(entry: Any, written: Any, path: str) -> list[tuple[str, str]]:
+    """``(path, why)`` of each key of a tools entry that the definition read from it
+    does not write back as it came (the entry as the provider's ``format_tools``
+    writes that definition): a key it has no field for, an empty description."""
     if type(entry) is not dict or type(written) is not dict:
         return []
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     keys = {_camel(k): v for k, v in written.items() if type(k) is str}
     for key, value in entry.items():
         if type(key) is not str:
@@ -107,9 +111,11 @@ def _unread(entry: Any, written: Any, path: str) -> list[str]:
             continue  # the definition's parameters (an empty schema may be left out)
         where = f"{path}.{key}"
         if _camel(key) not in keys:
-            out.append(where)
+            out.append((where, _NO_FIELD))
             continue
         back = keys[_camel(key)]
+        if key == "description" and value == "" and back != "":
+            out.append((where, _DESCRIBED))
         if type(value) is dict:
             out += _unread(value, back, where)
         elif type(value) is list and type(back) is list and len(value) == len(back):

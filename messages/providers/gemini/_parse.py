@@ -56,6 +56,7 @@ class Collector:
 
     __slots__ = (
         "calls",
+        "candidate",
         "id_seed",
         "ids",
         "invalid",
@@ -82,6 +83,7 @@ class Collector:
         self.no_args: list[str] = []  # ids of calls written without ``args``
         self.ids: list[str] = []  # the ids of every call, valid or not, in wire order
         self.sent = False  # ... whether the wire sent one of them (the rest are derived)
+        self.candidate: FrozenDict | None = None  # the candidate's other fields
 
     def part(self, part: Any, prefix: str, pi: int) -> None:
         """Read the part ``prefix[pi]``."""
@@ -221,6 +223,8 @@ class Collector:
         metadata = (
             FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
         )
+        if self.candidate:
+            metadata = FrozenDict({**metadata, "candidate": self.candidate})
         content: str | tuple[ContentPart, ...] = text
         if (self.unknown or self.keys) and len(self.parts) > 1:
             content = tuple(self.parts)
@@ -343,6 +347,10 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
     if raw_finish.__class__ is not str:
         raw_finish = opt_field(cand, "finishReason", "candidates[0]")
     acc = Collector(response_id or "", tag)
+    # hot path: three key tests tell a candidate of content, finishReason and index
+    # from one with more (groundingMetadata, safetyRatings...), kept in metadata
+    if len(cand) > ("content" in cand) + (raw_finish is not None) + ("index" in cand):
+        acc.candidate = candidate_rest(cand, "candidates[0]")
     content = cand.get("content")
     if content is not None:
         content = fast_mapping(content, "candidates[0].content")
@@ -361,6 +369,22 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
         None,
         response_id,
     )
+
+
+#: The fields of a response candidate the message is made of (both spellings).
+CANDIDATE_FIELDS = frozenset(("content", "finishReason", "finish_reason", "index"))
+
+
+def candidate_rest(cand: Mapping[str, Any], path: str) -> FrozenDict:
+    """A candidate's other fields (``groundingMetadata``, ``citationMetadata``,
+    ``safetyRatings``, ``urlContextMetadata``, ``finishMessage``, ``avgLogprobs``...),
+    as Gemini sent them: the message keeps them in ``metadata["candidate"]`` (response
+    information, never sent back)."""
+    rest = {k: v for k, v in cand.items() if k not in CANDIDATE_FIELDS}
+    try:
+        return freeze_mapping(rest, "")
+    except ValidationError as exc:
+        raise DecodeError(exc.message, f"{path}.{exc.path}" if exc.path else path) from None
 
 
 def _blocked(

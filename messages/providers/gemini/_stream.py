@@ -8,7 +8,7 @@ from typing import Any
 
 from ..._build import stream_delta, tool_call, tool_call_delta, trusted
 from ..._fields import _NAME_RE
-from ..._frozen import freeze
+from ..._frozen import FrozenDict, freeze
 from ..._json import dumps_compact, json_type
 from ..._parts import ReasoningPart, TextPart
 from ..._streaming import ToolCallDelta
@@ -25,7 +25,7 @@ from .._base import (
     opt_str,
     raw_json_text,
 )
-from ._parse import Collector, blocked_response
+from ._parse import Collector, blocked_response, candidate_rest
 from ._wire import (
     NAME,
     block_reason,
@@ -218,6 +218,7 @@ class GeminiStream(StreamAccumulator):
     __slots__ = (
         "_acc",
         "_block",
+        "_candidate",
         "_candidates",
         "_error",
         "_finish",
@@ -247,6 +248,7 @@ class GeminiStream(StreamAccumulator):
         self._block: str | None = None
         self._error: str | None = None
         self._candidates = False
+        self._candidate: dict[str, Any] = {}  # other candidate fields; a later chunk's win
 
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one chunk (the SSE ``data:`` payload, decoded)."""
@@ -316,6 +318,9 @@ class GeminiStream(StreamAccumulator):
                 where = f"events[{n}].candidates[0].{spelled(cand, 'finishReason')}"
                 finish = opt_str(finish, where)
             self._finish = finish
+        # hot path: three key tests per chunk, as in parse_response
+        if len(cand) > (content is not None) + (finish is not None) + ("index" in cand):
+            self._candidate.update(candidate_rest(cand, f"events[{n}].candidates[0]"))
         return tuple(deltas)
 
     def _header(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
@@ -577,6 +582,8 @@ class GeminiStream(StreamAccumulator):
             raise DecodeError(
                 "stream ended before a finishReason (truncated)", "candidates[0].finishReason"
             )
+        if self._candidate:
+            acc.candidate = FrozenDict(self._candidate)
         return make_response(
             acc.message(usage),
             finish_reason(self._finish, acc.ordinal > 0),
