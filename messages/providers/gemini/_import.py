@@ -24,6 +24,7 @@ from ._parse import Collector
 from ._wire import (
     DERIVED_LEN,
     NAME,
+    NEW_CONTENT,
     SNAKE,
     extra_keys,
     field,
@@ -52,18 +53,28 @@ def parse_messages(body_or_list: Any, tag: str) -> list[Message]:
             "",
         )
     pending: list[list[Any]] = []  # [call id, name, answered] of the latest model content
+    after_user = False  # whether the content before was a user content
     for ci, item in enumerate(raw):
         path = f"{prefix}[{ci}]"
         content = fast_mapping(item, path)
         role = content.get("role") or "user"  # proto3: an empty role is an unset one
         parts = fast_list(content.get("parts", ()), f"{path}.parts")
         if role == "model":
+            after_user = False
             model, calls = _model_content(parts, path, ci, tag)
             out.append(model)
             if calls:
                 pending = calls
         elif role in ("user", "function"):
+            start = len(out)
             _user_content(parts, path, ci, pending, out, tag)
+            if after_user and len(out) > start and type(out[start]) is UserMessage:
+                # a user content right after another (the API takes both apart, e.g.
+                # function responses, then the next question) that starts with text or
+                # media: it opens a content again when formatted for Gemini (function
+                # responses split over two contents are merged into one)
+                out[start] = out[start].with_extras(_with_state(out[start].extras, tag))
+            after_user = True
         else:
             got = ident(role) if isinstance(role, str) else json_type(role)
             raise DecodeError(f"expected role 'user' or 'model', got {got}", f"{path}.role")
@@ -230,6 +241,14 @@ def _with_unknown(extras: Mapping[str, Any], unknown: list[FrozenDict], tag: str
     merged = dict(extras)
     merged[tag] = FrozenDict(inner)
     return FrozenDict(merged)
+
+
+def _with_state(extras: Mapping[str, Any], tag: str) -> FrozenDict:
+    """``extras`` with ``new_content`` set in this provider's state."""
+    own = extras.get(tag)
+    inner = dict(own) if isinstance(own, Mapping) else {}
+    inner[NEW_CONTENT] = True
+    return FrozenDict({**extras, tag: FrozenDict(inner)})
 
 
 def _audio_format(media_type: str) -> str:

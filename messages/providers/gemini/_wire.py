@@ -231,6 +231,10 @@ _OTHER_NAMES = frozenset(("openai_responses", "deepseek", "openrouter", "mistral
 
 DERIVED_LEN = len(DERIVED_ID_PREFIX) + 24
 
+#: The state key of a message imported from a user content that came right after
+#: another user content: formatting for Gemini opens a content at it again.
+NEW_CONTENT = "new_content"
+
 
 def derived_id(seed: Any, ordinal: int, name: str, args: Any) -> str:
     """The id of a call the wire sent without one: the same call always gets the same id.
