@@ -9,7 +9,8 @@ vendor data.
 Everything parsed is tagged with the provider's ``tag``: reasoning parts, and
 the state kept in ``extras[tag]`` (a refusal, an audio answer, Mistral's
 ``prefix``, content parts of unknown types and keys of known parts the model has
-no field for). A cache-hint key on the last content part of a message, the one
+no field for; a response's ``annotations`` and ``logprobs``, which a request has
+no field for and formatting never sends). A cache-hint key on the last content part of a message, the one
 the dialect writes (``cache_key``), is read as the message's ``cache``.
 """
 
@@ -183,6 +184,12 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = msg.get("audio")
         if audio is not None:  # an audio answer (id, data, expires_at, transcript)
             own["audio"] = as_mapping(audio, "choices[0].message.audio")
+        annotations = msg.get("annotations")
+        if annotations:  # a search model's url_citation annotations, kept as sent
+            own["annotations"] = as_list(annotations, "choices[0].message.annotations")
+        logprobs = ch.get("logprobs")
+        if logprobs is not None:  # token logprobs of the content and the refusal
+            own["logprobs"] = as_mapping(logprobs, "choices[0].logprobs")
         # ``reasoning`` (current vLLM, Groq), else the legacy ``reasoning_content``
         reasoning = msg.get("reasoning")
         if reasoning is None:
@@ -304,6 +311,9 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = m.get("audio")
         if audio is not None:  # a previous audio answer, referred to by its id
             own["audio"] = as_mapping(audio, f"{path}.audio")
+        annotations = m.get("annotations")
+        if annotations:  # a response message sent back as it came (never re-sent)
+            own["annotations"] = as_list(annotations, f"{path}.annotations")
         prefix = m.get("prefix")
         if prefix is not None:  # Mistral: the turn the model is to continue
             if not isinstance(prefix, bool):

@@ -73,6 +73,7 @@ class ChatCompletionsStream(CountingStream):
 
     __slots__ = (
         "_acc",
+        "_annotations",
         "_error",
         "_error_details",
         "_events",
@@ -80,6 +81,7 @@ class ChatCompletionsStream(CountingStream):
         "_finish_map",
         "_id",
         "_kept",
+        "_logprobs",
         "_model",
         "_more",
         "_name",
@@ -116,6 +118,8 @@ class ChatCompletionsStream(CountingStream):
         self._reasoning: list[str] = []
         self._refusal: list[str] = []
         self._kept: dict[str, Any] = {}
+        self._annotations: list[Any] = []
+        self._logprobs: dict[str, Any] = {}
         self._acc = ToolCallAccumulator()
         self._open: dict[int, list[Any]] = {}
         self._next = 0
@@ -158,6 +162,12 @@ class ChatCompletionsStream(CountingStream):
                     if delta.__class__ is not dict:
                         delta = as_mapping(delta, "choices[0].delta")
                     out = self._delta(delta)
+                # hot path: this read and the one of delta.annotations cost ~40 ns a chunk
+                # each (stream_text.jsonl, 10 chunks: 9.7 -> 10.5 us), the price of
+                # keeping logprobs and citations instead of dropping them
+                logprobs = ch.get("logprobs")
+                if logprobs is not None:
+                    self._add_logprobs(logprobs)
                 fr = ch.get("finish_reason")
                 if fr is not None:
                     if fr.__class__ is not str:
@@ -240,6 +250,9 @@ class ChatCompletionsStream(CountingStream):
                 )
             self._reasoning.append(r)
             out = (*out, stream_delta("reasoning", r))
+        annotations = delta.get("annotations")
+        if annotations:  # a search model's url_citation annotations, kept as sent
+            self._annotations.extend(as_list(annotations, "choices[0].delta.annotations"))
         tcs = delta.get("tool_calls")
         if tcs:
             out = out + self._tool_deltas(tcs)
@@ -253,6 +266,20 @@ class ChatCompletionsStream(CountingStream):
                 )
             self._refusal.append(refusal)
         return out
+
+    def _add_logprobs(self, value: object) -> None:
+        """A chunk's ``logprobs``: its token lists (``content``, ``refusal``) appended to
+        those of earlier chunks, so the result has the shape of a response's."""
+        lp = as_mapping(value, "choices[0].logprobs")
+        for key, tokens in lp.items():
+            if isinstance(tokens, list):
+                self._logprobs.setdefault(key, []).extend(tokens)
+            elif tokens is not None:
+                raise DecodeError(
+                    f"expected token lists, got {json_type(tokens)}", "choices[0].logprobs"
+                )
+            else:
+                self._logprobs.setdefault(key, None)
 
     def _chunks(self, content: object) -> tuple[StreamDelta, ...]:
         """``delta.content`` as an array of content chunks (Mistral): text and thinking;
@@ -370,6 +397,10 @@ class ChatCompletionsStream(CountingStream):
         own = dict(self._kept)
         if refusal:
             own["refusal"] = refusal
+        if self._annotations:
+            own["annotations"] = list(self._annotations)
+        if self._logprobs:
+            own["logprobs"] = {k: v if v is None else list(v) for k, v in self._logprobs.items()}
         reasoning = self._reasoning_parts(own)
         usage = self._usage if self._usage is not None else self._vendor_usage
         message = respond(
