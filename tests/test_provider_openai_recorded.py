@@ -8,6 +8,7 @@ response message sent back as it came imports without losing its annotations.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -137,3 +138,40 @@ def test_a_response_message_sent_back_keeps_its_annotations() -> None:
     _, m = P.parse_messages(body)
     assert m.extras["openai"]["annotations"] == answer["annotations"]
     assert P.convert([m]).body["messages"] == [{"role": "assistant", "content": answer["content"]}]
+
+
+# -- Groq compound models: tools run on the server ------------------------------------------
+
+GROQ = get_provider("groq")
+
+
+def test_groq_executed_tools_are_kept() -> None:
+    body = _load("groq/response_recorded_compound_web_search.json")
+    r = GROQ.parse_response(body)
+    [tool] = r.message.extras["groq"]["executed_tools"]
+    assert tool["type"] == "search"
+    assert tool["arguments"] == '{"query": "What is the weather in San Francisco today?"}'
+    assert [x["url"] for x in tool["search_results"]["results"]] == [
+        "https://www.weatherapi.com/",
+        "https://weathershogun.com/weather/usa/ca/san-francisco/480/september/2025-09-17",
+    ]
+    assert r.tool_calls == ()  # run by Groq, not calls for the client
+    assert r.reasoning is not None and "<tool>\nsearch(" in r.reasoning
+    # not sent back, and no loss for it
+    conversion = GROQ.convert([r.message])
+    assert conversion.losses == ()
+    assert "executed_tools" not in conversion.body["messages"][0]
+
+
+def test_groq_streamed_executed_tools_merge_by_index() -> None:
+    events = _load("groq/stream_compound_executed_tools.jsonl")
+    # Groq sends an executed tool's arguments first and its output in a later delta
+    later = json.loads(json.dumps(events[1]))
+    later["choices"][0]["delta"] = {
+        "executed_tools": [{"index": 0, "type": "search", "output": "Title: SF Weather"}]
+    }
+    r, _ = run_stream(GROQ, [*events[:2], later, *events[2:]])
+    [tool] = r.message.extras["groq"]["executed_tools"]
+    assert tool["arguments"] == '{"query": "weather in San Francisco"}'
+    assert tool["output"] == "Title: SF Weather"
+    assert tool["search_results"]["results"][0]["score"] == 0.98

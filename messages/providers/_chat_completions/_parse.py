@@ -9,8 +9,9 @@ vendor data.
 Everything parsed is tagged with the provider's ``tag``: reasoning parts, and
 the state kept in ``extras[tag]`` (a refusal, an audio answer, Mistral's
 ``prefix``, content parts of unknown types and keys of known parts the model has
-no field for; a response's ``annotations`` and ``logprobs``, which a request has
-no field for and formatting never sends). A cache-hint key on the last content part of a message, the one
+no field for; a response's ``logprobs`` and the lists of ``kept_message_keys``
+such as ``annotations``, which a request has no field for and formatting never
+sends). A cache-hint key on the last content part of a message, the one
 the dialect writes (``cache_key``), is read as the message's ``cache``.
 """
 
@@ -95,6 +96,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     custom_usage: bool = False
     #: Reads ``reasoning_details`` with ``_details`` (OpenRouter's reasoning blocks).
     reasoning_blocks: bool = False
+    #: Keys of an assistant message (a response's, or one sent back in a request) whose
+    #: lists are kept as they came in ``extras[tag]`` and never sent: a search model's
+    #: ``annotations`` (url citations), Groq's ``executed_tools``.
+    kept_message_keys: tuple[str, ...] = ("annotations",)
     #: Readers of content-part types the family does not share, by type (Mistral's
     #: ``document_url``): each gives a part, or None to keep the part as it is.
     part_decoders: Mapping[str, PartDecoder] = EMPTY
@@ -184,9 +189,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = msg.get("audio")
         if audio is not None:  # an audio answer (id, data, expires_at, transcript)
             own["audio"] = as_mapping(audio, "choices[0].message.audio")
-        annotations = msg.get("annotations")
-        if annotations:  # a search model's url_citation annotations, kept as sent
-            own["annotations"] = as_list(annotations, "choices[0].message.annotations")
+        for key in self.kept_message_keys:  # e.g. a search model's url_citation annotations
+            kept = msg.get(key)
+            if kept:
+                own[key] = as_list(kept, f"choices[0].message.{key}")
         logprobs = ch.get("logprobs")
         if logprobs is not None:  # token logprobs of the content and the refusal
             own["logprobs"] = as_mapping(logprobs, "choices[0].logprobs")
@@ -311,9 +317,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = m.get("audio")
         if audio is not None:  # a previous audio answer, referred to by its id
             own["audio"] = as_mapping(audio, f"{path}.audio")
-        annotations = m.get("annotations")
-        if annotations:  # a response message sent back as it came (never re-sent)
-            own["annotations"] = as_list(annotations, f"{path}.annotations")
+        for key in self.kept_message_keys:  # a response message sent back as it came
+            kept = m.get(key)
+            if kept:
+                own[key] = as_list(kept, f"{path}.{key}")
         prefix = m.get("prefix")
         if prefix is not None:  # Mistral: the turn the model is to continue
             if not isinstance(prefix, bool):

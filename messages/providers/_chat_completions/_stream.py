@@ -73,7 +73,6 @@ class ChatCompletionsStream(CountingStream):
 
     __slots__ = (
         "_acc",
-        "_annotations",
         "_error",
         "_error_details",
         "_events",
@@ -81,6 +80,7 @@ class ChatCompletionsStream(CountingStream):
         "_finish_map",
         "_id",
         "_kept",
+        "_listed",
         "_logprobs",
         "_model",
         "_more",
@@ -98,6 +98,9 @@ class ChatCompletionsStream(CountingStream):
 
     #: Top-level key of vendor data in a chunk (Groq: ``x_groq``), read by ``_vendor``.
     vendor_key: str | None = None
+    #: Keys of a delta whose lists are kept in ``extras[tag]`` (see ``_add_listed``): a
+    #: search model's ``annotations``, Groq's ``executed_tools``.
+    kept_delta_keys: tuple[str, ...] = ("annotations",)
     #: Key of reasoning blocks in a delta (OpenRouter: ``reasoning_details``), read by
     #: ``_blocks`` instead of the delta's plain reasoning.
     blocks_key: str | None = None
@@ -118,7 +121,7 @@ class ChatCompletionsStream(CountingStream):
         self._reasoning: list[str] = []
         self._refusal: list[str] = []
         self._kept: dict[str, Any] = {}
-        self._annotations: list[Any] = []
+        self._listed: dict[str, list[Any]] = {}
         self._logprobs: dict[str, Any] = {}
         self._acc = ToolCallAccumulator()
         self._open: dict[int, list[Any]] = {}
@@ -162,8 +165,8 @@ class ChatCompletionsStream(CountingStream):
                     if delta.__class__ is not dict:
                         delta = as_mapping(delta, "choices[0].delta")
                     out = self._delta(delta)
-                # hot path: this read and the one of delta.annotations cost ~40 ns a chunk
-                # each (stream_text.jsonl, 10 chunks: 9.7 -> 10.5 us), the price of
+                # hot path: this read and the one of each kept delta key cost ~40 ns a
+                # chunk each (stream_text.jsonl, 10 chunks: 9.7 -> 10.5 us), the price of
                 # keeping logprobs and citations instead of dropping them
                 logprobs = ch.get("logprobs")
                 if logprobs is not None:
@@ -250,9 +253,10 @@ class ChatCompletionsStream(CountingStream):
                 )
             self._reasoning.append(r)
             out = (*out, stream_delta("reasoning", r))
-        annotations = delta.get("annotations")
-        if annotations:  # a search model's url_citation annotations, kept as sent
-            self._annotations.extend(as_list(annotations, "choices[0].delta.annotations"))
+        for key in self.kept_delta_keys:
+            listed = delta.get(key)
+            if listed:
+                self._add_listed(key, listed)
         tcs = delta.get("tool_calls")
         if tcs:
             out = out + self._tool_deltas(tcs)
@@ -266,6 +270,20 @@ class ChatCompletionsStream(CountingStream):
                 )
             self._refusal.append(refusal)
         return out
+
+    def _add_listed(self, key: str, value: object) -> None:
+        """Items of a kept delta list (see ``kept_delta_keys``): an item with the
+        ``index`` of an earlier one completes it (Groq sends an executed tool's
+        arguments, then its output); anything else is appended."""
+        items = self._listed.setdefault(key, [])
+        for item in as_list(value, f"choices[0].delta.{key}"):
+            at = item.get("index") if isinstance(item, dict) else None
+            for j, old in enumerate(items):
+                if at is not None and isinstance(old, dict) and old.get("index") == at:
+                    items[j] = {**old, **item}
+                    break
+            else:
+                items.append(item)
 
     def _add_logprobs(self, value: object) -> None:
         """A chunk's ``logprobs``: its token lists (``content``, ``refusal``) appended to
@@ -397,8 +415,8 @@ class ChatCompletionsStream(CountingStream):
         own = dict(self._kept)
         if refusal:
             own["refusal"] = refusal
-        if self._annotations:
-            own["annotations"] = list(self._annotations)
+        for key, items in self._listed.items():
+            own[key] = list(items)
         if self._logprobs:
             own["logprobs"] = {k: v if v is None else list(v) for k, v in self._logprobs.items()}
         reasoning = self._reasoning_parts(own)
