@@ -68,6 +68,7 @@ OPTIONS = frozenset(
         "parallel_tool_calls",
         "stream",
         "prompt_cache_options",
+        "previous_response_id",  # server-side state the request continues from
     )
 )
 
