@@ -175,3 +175,48 @@ def test_groq_streamed_executed_tools_merge_by_index() -> None:
     assert tool["arguments"] == '{"query": "weather in San Francisco"}'
     assert tool["output"] == "Title: SF Weather"
     assert tool["search_results"]["results"][0]["score"] == 0.98
+
+
+# -- n > 1 -----------------------------------------------------------------------------------
+
+
+def test_other_choices_of_a_response_are_kept() -> None:
+    body = _load("openai/response_recorded_three_choices.json")
+    r = P.parse_response(body)
+    assert r.text == body["choices"][0]["message"]["content"]
+    kept = r.message.extras["openai"]["choices"]
+    assert kept == body["choices"][1:]
+    assert json.loads(kept[1]["message"]["content"])["temperature"] == 63.0
+    assert P.convert([r.message]).losses == ()
+
+
+def test_other_choices_of_a_stream_are_kept_in_order() -> None:
+    """The recorded refusal stream with a second answer interleaved at index 1 (how
+    OpenAI streams n=2: one choice per chunk)."""
+    events = _load("openai/stream_recorded_refusal.jsonl")
+    mixed: list[Any] = []
+    for event in events:
+        mixed.append(event)
+        if event["choices"]:
+            other = json.loads(json.dumps(event))
+            other["choices"][0]["index"] = 1
+            other["choices"][0]["delta"] = {"content": "x"} if event["choices"][0]["delta"] else {}
+            mixed.append(other)
+    r, deltas = run_stream(P, mixed)
+    assert r.refusal == "I'm sorry, but I can't assist with that request."
+    assert r.text == "" and all(d.kind != "text" for d in deltas)
+    kept = r.message.extras["openai"]["choices"]
+    assert [c["index"] for c in kept] == [1] * 13
+    assert "".join(c["delta"].get("content", "") for c in kept) == "x" * 12
+    assert kept[-1]["finish_reason"] == "stop"
+
+
+def test_two_choices_in_one_chunk() -> None:
+    chunk = _load("openai/stream_recorded_logprobs.jsonl")[1]
+    second = {**chunk["choices"][0], "index": 1, "delta": {"content": "Bar"}}
+    chunk["choices"].append(second)
+    acc = P.stream()
+    acc.feed(chunk)
+    r = acc.finish()
+    assert r.text == "Foo"
+    assert r.message.extras["openai"]["choices"] == [second]

@@ -9,9 +9,9 @@ vendor data.
 Everything parsed is tagged with the provider's ``tag``: reasoning parts, and
 the state kept in ``extras[tag]`` (a refusal, an audio answer, Mistral's
 ``prefix``, content parts of unknown types and keys of known parts the model has
-no field for; a response's ``logprobs`` and the lists of ``kept_message_keys``
-such as ``annotations``, which a request has no field for and formatting never
-sends). A cache-hint key on the last content part of a message, the one
+no field for; a response's ``logprobs``, the lists of ``kept_message_keys`` such
+as ``annotations``, and with ``n > 1`` the ``choices`` after the first, which a
+request has no field for and formatting never sends). A cache-hint key on the last content part of a message, the one
 the dialect writes (``cache_key``), is read as the message's ``cache``.
 """
 
@@ -170,6 +170,9 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         if msg.__class__ is not dict:
             msg = as_mapping(msg, "choices[0].message")
         own: dict[str, Any] = {}
+        if len(choices) > 1:  # type: ignore[arg-type]
+            # n > 1: the answer is choice 0; the others are kept as they came
+            own["choices"] = list(choices[1:])  # type: ignore[index]
         text = msg.get("content")
         thinking = ""
         if text is None:

@@ -157,9 +157,14 @@ class ChatCompletionsStream(CountingStream):
                 ch = choices[0]
                 if ch.__class__ is not dict:
                     ch = as_mapping(ch, "choices[0]")
-                # With n > 1 each chunk carries one choice; only the first answer is read.
-                if ch.get("index", 0) != 0:
-                    return out
+                # With n > 1 each chunk carries one choice; the answer is choice 0 and
+                # the deltas of the others are kept as they came (extras[tag]["choices"]).
+                if ch.get("index", 0) != 0 or len(choices) > 1:
+                    others = [c for c in choices if not _first(c)]
+                    if others:
+                        self._listed.setdefault("choices", []).extend(others)
+                    if not _first(ch):
+                        return out
                 delta = ch.get("delta")
                 if delta:
                     if delta.__class__ is not dict:
@@ -433,6 +438,11 @@ class ChatCompletionsStream(CountingStream):
             self._more,
         )
         return make_response(message, finish, usage, self._model, (), raw, refusal, self._id, error)
+
+
+def _first(choice: object) -> bool:
+    """Whether a chunk's choice is the answer read (index 0, or no index)."""
+    return isinstance(choice, Mapping) and choice.get("index", 0) == 0
 
 
 def _args_text(args: object, path: str) -> str:
