@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+
 from messages import Message, from_json, to_json
 from messages.providers import get_provider
 from tests.conftest import fixture_entries, load_fixture
@@ -59,8 +61,30 @@ def test_streamed_citation_is_kept_when_the_terminal_event_has_no_output() -> No
     assert full.usage is not None and full.usage.reasoning_tokens == 100
 
 
-def test_recorded_stream_turn_goes_back_as_the_response_output() -> None:
-    events = _load("openai_responses/stream_recorded_web_search_citation.jsonl")
+RECORDED_STREAMS = [
+    e["file"] for e in fixture_entries("openai_responses") if "stream_recorded" in e["file"]
+]
+
+
+@pytest.mark.parametrize("file", RECORDED_STREAMS)
+def test_recorded_stream_assembles_without_the_terminal_output(file: str) -> None:
+    events = _load(file)
+    full, _ = run_stream(P, events)
+    for event in events:
+        if event["type"] in TERMINAL:
+            event["response"]["output"] = []
+    assembled, _ = run_stream(P, events)
+    assert (assembled.text, assembled.tool_calls, assembled.usage) == (
+        full.text,
+        full.tool_calls,
+        full.usage,
+    )
+    assert dict(assembled.message.extras) == dict(full.message.extras)
+
+
+@pytest.mark.parametrize("file", RECORDED_STREAMS)
+def test_recorded_stream_turn_goes_back_as_the_response_output(file: str) -> None:
+    events = _load(file)
     r, _ = run_stream(P, events)
     body = P.convert([Message.user("q"), r.message]).body
     assert body["input"][1:] == events[-1]["response"]["output"]
