@@ -68,6 +68,7 @@ OPTIONS = frozenset(
         "parallel_tool_calls",
         "stream",
         "prompt_cache_options",
+        "previous_response_id",  # server-side state the request continues from
     )
 )
 
@@ -201,8 +202,8 @@ def test_a_parsed_response_goes_back_as_its_output_items(entry: dict[str, Any]) 
         assert conversion.body["input"][1:] == data["output"]
 
 
-def test_error_body_is_an_error_response() -> None:
-    (entry,) = of_kind("error_response")
+@pytest.mark.parametrize("entry", of_kind("error_response"), ids=ids(of_kind("error_response")))
+def test_error_body_is_an_error_response(entry: dict[str, Any]) -> None:
     data = load_fixture(entry)
     r = P.parse_response(data)
     assert r.finish_reason is FinishReason.ERROR

@@ -100,12 +100,21 @@ def test_every_other_providers_conversation_formats_to_a_valid_request(
 RESPONSES = [e for e in OWN if e["kind"] == "response"]
 
 
+def recorded(entry: dict[str, Any]) -> bool:
+    """A fixture copied from recorded traffic: the API sent it, whether or not the SDK's
+    types (newer than the recording) accept it. They do not always: 2025 recordings have
+    no ``usage.input_tokens_details.cache_write_tokens``, which the types now require,
+    and a ``web_search_call`` announced ``in_progress`` has no ``action`` yet."""
+    return "_recorded_" in entry["file"]
+
+
 @pytest.mark.parametrize("entry", RESPONSES, ids=[e["file"] for e in RESPONSES])
 def test_response_fixtures_are_sdk_responses_and_their_turns_go_back_valid(
     entry: dict[str, Any],
 ) -> None:
     data = load_fixture(entry)
-    Response.model_validate(data)
+    if not recorded(entry):
+        Response.model_validate(data)
     r = P.parse_response(data)
     check_body(P.convert([Message.user("q"), r.message]).body)
     answered = [
@@ -116,7 +125,11 @@ def test_response_fixtures_are_sdk_responses_and_their_turns_go_back_valid(
     check_body(P.convert(answered, previous_response_id=True).body)
 
 
-STREAMS = [e for e in OWN if e["file"].endswith(".jsonl") and "reader" not in e["expected"]]
+STREAMS = [
+    e
+    for e in OWN
+    if e["file"].endswith(".jsonl") and "reader" not in e["expected"] and not recorded(e)
+]
 
 
 @pytest.mark.parametrize("entry", STREAMS, ids=[e["file"] for e in STREAMS])

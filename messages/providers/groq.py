@@ -9,7 +9,10 @@ tool definitions carry no ``strict`` flag. Streams send each tool call whole
 top-level ``usage`` wins when both are present); an error arrives as a top-level
 ``{"error": ...}`` object or as ``x_groq.error``. A 400 body with ``code:
 tool_use_failed`` parses to a response with finish_reason ERROR whose
-``message.metadata["error"]`` keeps ``code`` and ``failed_generation``. Cache hints
+``message.metadata["error"]`` keeps ``code`` and ``failed_generation``. The tools a
+compound model ran on the server (``executed_tools``: arguments, output, search
+results) are kept as they came in ``extras["groq"]``, merged by ``index`` when
+streamed, and never sent back. Cache hints
 (``Message.cache``) are a Loss: Groq caches prompt prefixes by itself.
 """
 
@@ -28,6 +31,7 @@ class GroqStream(ChatCompletionsStream):
     __slots__ = ()
 
     vendor_key = "x_groq"
+    kept_delta_keys = ("annotations", "executed_tools")
 
     def _vendor(self, value: object) -> None:
         x = as_mapping(value, "x_groq")
@@ -49,6 +53,7 @@ class GroqProvider(ChatCompletionsProvider):
     file_input = False
     strict_tools = False
     stream_class = GroqStream
+    kept_message_keys = ("annotations", "executed_tools")
     cache_rule = no_breakpoints("groq", "it caches prompt prefixes by itself")
 
 

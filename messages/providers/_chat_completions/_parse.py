@@ -9,7 +9,9 @@ vendor data.
 Everything parsed is tagged with the provider's ``tag``: reasoning parts, and
 the state kept in ``extras[tag]`` (a refusal, an audio answer, Mistral's
 ``prefix``, content parts of unknown types and keys of known parts the model has
-no field for). A cache-hint key on the last content part of a message, the one
+no field for; a response's ``logprobs``, the lists of ``kept_message_keys`` such
+as ``annotations``, and with ``n > 1`` the ``choices`` after the first, which a
+request has no field for and formatting never sends). A cache-hint key on the last content part of a message, the one
 the dialect writes (``cache_key``), is read as the message's ``cache``.
 """
 
@@ -94,6 +96,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     custom_usage: bool = False
     #: Reads ``reasoning_details`` with ``_details`` (OpenRouter's reasoning blocks).
     reasoning_blocks: bool = False
+    #: Keys of an assistant message (a response's, or one sent back in a request) whose
+    #: lists are kept as they came in ``extras[tag]`` and never sent: a search model's
+    #: ``annotations`` (url citations), Groq's ``executed_tools``.
+    kept_message_keys: tuple[str, ...] = ("annotations",)
     #: Readers of content-part types the family does not share, by type (Mistral's
     #: ``document_url``): each gives a part, or None to keep the part as it is.
     part_decoders: Mapping[str, PartDecoder] = EMPTY
@@ -164,6 +170,9 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         if msg.__class__ is not dict:
             msg = as_mapping(msg, "choices[0].message")
         own: dict[str, Any] = {}
+        if len(choices) > 1:  # type: ignore[arg-type]
+            # n > 1: the answer is choice 0; the others are kept as they came
+            own["choices"] = list(choices[1:])  # type: ignore[index]
         text = msg.get("content")
         thinking = ""
         if text is None:
@@ -183,6 +192,13 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = msg.get("audio")
         if audio is not None:  # an audio answer (id, data, expires_at, transcript)
             own["audio"] = as_mapping(audio, "choices[0].message.audio")
+        for key in self.kept_message_keys:  # e.g. a search model's url_citation annotations
+            kept = msg.get(key)
+            if kept:
+                own[key] = as_list(kept, f"choices[0].message.{key}")
+        logprobs = ch.get("logprobs")
+        if logprobs is not None:  # token logprobs of the content and the refusal
+            own["logprobs"] = as_mapping(logprobs, "choices[0].logprobs")
         # ``reasoning`` (current vLLM, Groq), else the legacy ``reasoning_content``
         reasoning = msg.get("reasoning")
         if reasoning is None:
@@ -304,6 +320,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = m.get("audio")
         if audio is not None:  # a previous audio answer, referred to by its id
             own["audio"] = as_mapping(audio, f"{path}.audio")
+        for key in self.kept_message_keys:  # a response message sent back as it came
+            kept = m.get(key)
+            if kept:
+                own[key] = as_list(kept, f"{path}.{key}")
         prefix = m.get("prefix")
         if prefix is not None:  # Mistral: the turn the model is to continue
             if not isinstance(prefix, bool):

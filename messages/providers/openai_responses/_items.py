@@ -261,7 +261,9 @@ def decode_turn(
             layout.append(FrozenDict({"call": call.id}))
         elif t == "message" or (t is None and "role" in item):
             entry, easy = _message_entry(item, path, parts, refusals)
-            if not easy or texts or calls or invalid or reasoned:
+            # an empty text (pydantic-ai sends {"role": "assistant", "content": ""} before
+            # its calls) is written back only from the layout
+            if not easy or texts or calls or invalid or reasoned or not item["content"]:
                 plain = False
             texts += 1
             layout.append(entry)
