@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -720,3 +721,38 @@ def test_a_media_type_with_a_comma_goes_in_a_data_url_that_reads_back(
     assert isinstance(back, UserMessage) and isinstance(back.content, tuple)
     assert back.content[1].media_type == part.media_type  # type: ignore[union-attr]
     assert back.content[1].data == part.data  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", ["openai", "groq", "vllm", "deepseek", "openrouter", "mistral"])
+def test_keys_of_a_call_entry_it_has_no_field_for_go_back_to_their_provider(name: str) -> None:
+    call: dict[str, Any] = {
+        "id": "abcdefghi",
+        "type": "function",
+        "index": 0,  # the call's position: not kept, the list says it
+        "x_origin": {"tool": "search"},
+        "function": {"name": "lookup", "arguments": '{"q":"x"}', "x_hint": 1},
+    }
+    wire: list[dict[str, Any]] = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "abcdefghi", "content": "r"},
+    ]
+    p = get_provider(name)
+    ms = p.parse_messages(wire)
+    conversion = p.convert(ms)
+    assert conversion.losses == ()
+    (sent,) = conversion.body["messages"][1]["tool_calls"]
+    assert sent == {key: value for key, value in call.items() if key != "index"}
+    # to another provider the keys are reported, never sent
+    other = get_provider("ollama" if name != "ollama" else "openai").convert(ms)
+    assert "x_origin" not in json.dumps(other.body)
+    assert [(x.path, x.what) for x in other.losses] == [
+        ("messages[1].tool_calls[0]", f"opaque state from {name} on a tool call")
+    ]
+    # a plain call carries no state at all
+    plain = dict(call, function={"name": "lookup", "arguments": "{}"})
+    del plain["x_origin"]
+    (m,) = [
+        m for m in p.parse_messages([wire[0], {**wire[1], "tool_calls": [plain]}]) if m.tool_calls
+    ]
+    assert m.tool_calls[0].extras == {}

@@ -31,7 +31,6 @@ class GroqStream(ChatCompletionsStream):
     __slots__ = ()
 
     vendor_key = "x_groq"
-    kept_delta_keys = ("annotations", "executed_tools")
 
     def _vendor(self, value: object) -> None:
         x = as_mapping(value, "x_groq")
@@ -53,7 +52,6 @@ class GroqProvider(ChatCompletionsProvider):
     file_input = False
     strict_tools = False
     stream_class = GroqStream
-    kept_message_keys = ("annotations", "executed_tools")
     cache_rule = no_breakpoints("groq", "it caches prompt prefixes by itself")
 
 

@@ -58,6 +58,11 @@ def read_calls(
         # call is built here too (~0.2 us less per call). Anything else, and every
         # error, goes to _call with what was read and scanned.
         frozen = object_text(args) if args.__class__ is str else None
+        # keys beside id, type and function (or name and arguments): kept (hot path: two
+        # len() and one in-test a call tell the usual call)
+        kept = EMPTY
+        if len(tc) != 3 or len(fn) != 2 or "type" not in tc:
+            kept = _kept_keys(tc, fn, f"{path}[{j}]", provider.tag)
         if (
             frozen is not None
             and name.__class__ is str
@@ -65,10 +70,10 @@ def read_calls(
             and call_id.__class__ is str
             and call_id
         ):
-            calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, args))
+            calls.append(tool_call(ToolCall, call_id, name, frozen, kept, args))
             continue
         where = f"{path}[{j}]"
-        c = _call(name, call_id, args, frozen, where, f"{where}.function", seed, j)
+        c = _call(name, call_id, args, frozen, where, f"{where}.function", seed, j, kept)
         if isinstance(c, InvalidToolCall):
             invalid.append(c)
         else:
@@ -88,12 +93,13 @@ def _call(
     fn: str,
     seed: str,
     j: int | str,
+    kept: FrozenDict = EMPTY,
 ) -> ToolCall | InvalidToolCall:
     """One call from its fields as read (the usual case aside): normalised, invalid, or a
     DecodeError for what is broken beyond a model's mistake. ``scanned`` is what
     ``object_text`` made of text arguments (None: not exactly an object's text);
     ``where`` is the call's path, ``fn`` the path of the object holding its name and
-    arguments."""
+    arguments; ``kept`` the call's extras (its kept keys)."""
     if name.__class__ is not str:
         what = "required" if name is None else f"a string, got {json_type(name)}"
         raise DecodeError(f"tool name is {what}", f"{fn}.name")
@@ -131,8 +137,29 @@ def _call(
     if problem is not None:
         if raw is None:
             raw = raw_json_text(args) if isinstance(args, Mapping) else ""
-        return InvalidToolCall(call_id, name, raw, problem)
-    return tool_call(ToolCall, call_id, name, frozen, EMPTY, raw_args)
+        return InvalidToolCall(call_id, name, raw, problem, kept)
+    return tool_call(ToolCall, call_id, name, frozen, kept, raw_args)
+
+
+#: The keys of a call entry and of its function object that the call is made of. A
+#: call's ``index`` (its position, which some servers write in a message too) is not
+#: kept: the position is the call's place in the list.
+_CALL_KEYS = frozenset(("id", "type", "function", "index"))
+_FUNCTION_KEYS = frozenset(("name", "arguments"))
+
+
+def _kept_keys(tc: Mapping[str, Any], fn: Mapping[str, Any], where: str, tag: str) -> FrozenDict:
+    """The call's extras holding the keys of its entry (``keys``) and of its function
+    object (``function_keys``) that it has no field for, under ``tag``; sent back to
+    that provider only (another one reports them)."""
+    own: dict[str, Any] = {}
+    keys = {k: v for k, v in tc.items() if k not in _CALL_KEYS}
+    if keys:
+        own["keys"] = freeze_decoded(keys, where)
+    fn_keys = {k: v for k, v in fn.items() if k not in _FUNCTION_KEYS}
+    if fn_keys:
+        own["function_keys"] = freeze_decoded(fn_keys, f"{where}.function")
+    return FrozenDict({tag: FrozenDict(own)}) if own else EMPTY
 
 
 def _kept_entry(

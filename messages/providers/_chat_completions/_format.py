@@ -58,6 +58,7 @@ from ._readers import (
     error_prefixed,
     kind_of,
     own_extras,
+    put_call_keys,
     reasoning_to_send,
     reinsert_unknown,
     says_error,
@@ -276,6 +277,8 @@ class ChatCompletionsFormat(FormattingProvider):
                         wire.append({"id": cid, "type": "function", "function": fn})
                     if state:
                         call_state_losses(calls, tag, i, losses)
+                        for entry, tc in zip(wire, calls, strict=True):
+                            put_call_keys(entry, tc.extras, tag)
                     d["tool_calls"] = wire
                 bad: Sequence[InvalidToolCall] = m.invalid_tool_calls
                 if bad:
@@ -584,6 +587,8 @@ class ChatCompletionsFormat(FormattingProvider):
                 continue
             fn = {"name": c.name, "arguments": c.raw_arguments}
             wire.append({"id": c.id, "type": "function", "function": fn})
+            if c.extras:
+                put_call_keys(wire[-1], c.extras, tag)
             sent.append(c)
         if not wire:
             del d["tool_calls"]

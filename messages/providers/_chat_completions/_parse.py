@@ -9,7 +9,7 @@ vendor data.
 Everything parsed is tagged with the provider's ``tag``: reasoning parts, and
 the state kept in ``extras[tag]`` (a refusal, an audio answer, Mistral's
 ``prefix``, content parts of unknown types and keys of known parts the model has
-no field for; a response's ``logprobs``, the lists of ``kept_message_keys`` such
+no field for; a response's ``logprobs``, the lists of ``KEPT_LISTS`` such
 as ``annotations``, and with ``n > 1`` the ``choices`` after the first, which a
 request has no field for and formatting never sends). A cache-hint key on the last content part of a message, the one
 the dialect writes (``cache_key``), is read as the message's ``cache``.
@@ -59,6 +59,7 @@ from ._calls import read_calls, read_legacy_call
 from ._format import ChatCompletionsFormat
 from ._readers import (
     FINISH,
+    KEPT_LISTS,
     ToolPairing,
     chat_usage,
     keep_keys,
@@ -96,10 +97,6 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     custom_usage: bool = False
     #: Reads ``reasoning_details`` with ``_details`` (OpenRouter's reasoning blocks).
     reasoning_blocks: bool = False
-    #: Keys of an assistant message (a response's, or one sent back in a request) whose
-    #: lists are kept as they came in ``extras[tag]`` and never sent: a search model's
-    #: ``annotations`` (url citations), Groq's ``executed_tools``.
-    kept_message_keys: tuple[str, ...] = ("annotations",)
     #: Readers of content-part types the family does not share, by type (Mistral's
     #: ``document_url``): each gives a part, or None to keep the part as it is.
     part_decoders: Mapping[str, PartDecoder] = EMPTY
@@ -192,10 +189,14 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = msg.get("audio")
         if audio is not None:  # an audio answer (id, data, expires_at, transcript)
             own["audio"] = as_mapping(audio, "choices[0].message.audio")
-        for key in self.kept_message_keys:  # e.g. a search model's url_citation annotations
-            kept = msg.get(key)
-            if kept:
-                own[key] = as_list(kept, f"choices[0].message.{key}")
+        # KEPT_LISTS, e.g. a search model's url_citation annotations (hot path: written
+        # out, ~460 of ~35,000 instructions less than a loop over them)
+        kept = msg.get("annotations")
+        if kept:
+            own["annotations"] = as_list(kept, "choices[0].message.annotations")
+        kept = msg.get("executed_tools")
+        if kept:
+            own["executed_tools"] = as_list(kept, "choices[0].message.executed_tools")
         logprobs = ch.get("logprobs")
         if logprobs is not None:  # token logprobs of the content and the refusal
             own["logprobs"] = as_mapping(logprobs, "choices[0].logprobs")
@@ -320,7 +321,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         audio = m.get("audio")
         if audio is not None:  # a previous audio answer, referred to by its id
             own["audio"] = as_mapping(audio, f"{path}.audio")
-        for key in self.kept_message_keys:  # a response message sent back as it came
+        for key in KEPT_LISTS:  # a response message sent back as it came
             kept = m.get(key)
             if kept:
                 own[key] = as_list(kept, f"{path}.{key}")

@@ -34,6 +34,7 @@ from .._base import (
 )
 from ._readers import (
     FINISH,
+    KEPT_LISTS,
     NO_DELTAS,
     chat_usage,
     foreign_event,
@@ -98,9 +99,6 @@ class ChatCompletionsStream(CountingStream):
 
     #: Top-level key of vendor data in a chunk (Groq: ``x_groq``), read by ``_vendor``.
     vendor_key: str | None = None
-    #: Keys of a delta whose lists are kept in ``extras[tag]`` (see ``_add_listed``): a
-    #: search model's ``annotations``, Groq's ``executed_tools``.
-    kept_delta_keys: tuple[str, ...] = ("annotations",)
     #: Key of reasoning blocks in a delta (OpenRouter: ``reasoning_details``), read by
     #: ``_blocks`` instead of the delta's plain reasoning.
     blocks_key: str | None = None
@@ -258,7 +256,7 @@ class ChatCompletionsStream(CountingStream):
                 )
             self._reasoning.append(r)
             out = (*out, stream_delta("reasoning", r))
-        for key in self.kept_delta_keys:
+        for key in KEPT_LISTS:
             listed = delta.get(key)
             if listed:
                 self._add_listed(key, listed)
@@ -277,7 +275,7 @@ class ChatCompletionsStream(CountingStream):
         return out
 
     def _add_listed(self, key: str, value: object) -> None:
-        """Items of a kept delta list (see ``kept_delta_keys``): an item with the
+        """Items of a kept delta list (``KEPT_LISTS``): an item with the
         ``index`` of an earlier one completes it (Groq sends an executed tool's
         arguments, then its output); anything else is appended."""
         items = self._listed.setdefault(key, [])
