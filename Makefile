@@ -19,7 +19,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check $(SRC)
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict messages tests
+	$(BIN)/mypy --strict messages tests benchmarks
 
 unit: $(STAMP)
 	$(BIN)/pytest

@@ -30,28 +30,18 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from time import time_ns
 from typing import Any
 
 from _timing import compare
 from _workloads import Row, fixture
 from bench_core import PlainToolCall, PlainToolCallMessage
 
-from messages import Message, ToolCall, ToolCallMessage, from_json, to_dict, to_json
-from messages._frozen import EMPTY, FrozenDict, thaw, twin_of
-from messages._message import trusted_content_message, trusted_tool_call_message
+from messages import Message, ToolCall, ToolCallMessage, _build, from_json, to_dict, to_json
+from messages._frozen import EMPTY, FrozenDict, thaw
+from messages._ids import DERIVED_ID_PREFIX, derive_call_id
 from messages._part_codec import _scan_once
 from messages.providers import ChatResponse, get_provider
-from messages.providers._base import (
-    DERIVED_ID_PREFIX,
-    derive_call_id,
-    make_response,
-    make_usage,
-)
-
-_new = object.__new__
-_CALL: Any = twin_of(ToolCall)
-_MESSAGE: Any = twin_of(ToolCallMessage)
+from messages.providers._base import make_response, make_usage
 
 # Providers whose wire carries tool arguments as JSON text (parsed), not as an object.
 _TEXT_ARGUMENTS = frozenset(("openai", "groq", "vllm"))
@@ -73,14 +63,7 @@ ARGS_2 = {"city": "Tokyo", "unit": "celsius"}
 def _call(
     cid: str, name: str, arguments: FrozenDict, raw: str | None, extras: FrozenDict = EMPTY
 ) -> ToolCall:
-    call = _new(_CALL)
-    call.id = cid
-    call.name = name
-    call.arguments = arguments
-    call.extras = extras
-    call._raw = raw
-    call.__class__ = ToolCall
-    return call  # type: ignore[no-any-return]
+    return _build.tool_call(ToolCall, cid, name, arguments, extras, raw)
 
 
 def response_builder(name: str, r: ChatResponse) -> Callable[[], ChatResponse]:
@@ -125,9 +108,11 @@ def response_builder(name: str, r: ChatResponse) -> Callable[[], ChatResponse]:
         usage = make_usage(*counts)
         meta = FrozenDict({"usage": FrozenDict(usage.to_dict())})
         if calls:
-            out: Message = trusted_tool_call_message(cls, tuple(calls), content, None, meta, extras)
+            out: Message = _build.tool_call_message(
+                cls, tuple(calls), content, (), None, meta, extras
+            )
         else:
-            out = trusted_content_message(cls, content, None, meta, extras)
+            out = _build.message(cls, content, None, meta, extras)
         return make_response(out, finish, usage, model, invalid, *tail)  # type: ignore[arg-type]
 
     return build
@@ -165,31 +150,17 @@ def _assistant() -> ToolCallMessage:
 
 class _CallBound:
     """``ToolCall(...)`` as a user writes it, doing only the mandated work: a class call
-    whose ``__new__`` copies the arguments and builds the call (returned as is)."""
+    that copies the arguments and builds the call (the builder, no checks)."""
 
     def __new__(cls, cid: str, name: str, arguments: dict[str, Any]) -> ToolCall:  # type: ignore[misc]
-        call = _new(_CALL)
-        call.id = cid
-        call.name = name
-        call.arguments = FrozenDict(arguments)
-        call.extras = EMPTY
-        call._raw = None
-        call.__class__ = ToolCall
-        return call  # type: ignore[no-any-return]
+        return _build.tool_call(ToolCall, cid, name, FrozenDict(arguments))
 
 
 class _MessageBound:
     """``ToolCallMessage(calls)`` doing only the mandated work: the clock read and the object."""
 
     def __new__(cls, tool_calls: tuple[ToolCall, ...]) -> ToolCallMessage:  # type: ignore[misc]
-        m = _new(_MESSAGE)
-        m.tool_calls = tool_calls
-        m.content = None
-        m._aux = None
-        m._created = time_ns()
-        m._id = 0
-        m.__class__ = ToolCallMessage
-        return m  # type: ignore[no-any-return]
+        return _build.plain_tool_call_message(ToolCallMessage, tool_calls, None, (), None, None)
 
 
 def _assistant_bound() -> ToolCallMessage:
@@ -215,14 +186,9 @@ def _from_json_bound(text: str) -> ToolCallMessage:
         fn = c["function"]
         raw = fn["arguments"]
         calls.append(_call(c["id"], fn["name"], FrozenDict(_scan_once(raw, 0)[0]), raw))
-    m = _new(_MESSAGE)
-    m.tool_calls = tuple(calls)
-    m.content = None
-    m._aux = None
-    m._id = d["id"]
-    m._created = d["created_at"]
-    m.__class__ = ToolCallMessage
-    return m  # type: ignore[no-any-return]
+    return _build.plain_tool_call_message(
+        ToolCallMessage, tuple(calls), None, (), d["id"], d["created_at"]
+    )
 
 
 def assistant_rows() -> list[Row]:
