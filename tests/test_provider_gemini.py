@@ -55,33 +55,7 @@ def test_registered() -> None:
     assert PROVIDER.name == "gemini"
 
 
-#: Recorded bodies the Gemini provider does not yet give back as they came (lead to fix).
-KNOWN_ISSUES = {
-    "gemini/request_recorded_tool_result_then_user.json": (
-        "its tool declares description '' (a ToolDefinition's description is never empty: "
-        "the name stands in, which convert reports) and an empty parameters_json_schema, "
-        "which goes back as no parameters; its contents go back as they came"
-    ),
-    "gemini/request_recorded_code_execution_replay.json": (
-        "a request's built-in tools ([{codeExecution: {}}]) are not formatted back: "
-        "parse_tools returns function declarations only and nothing else carries them"
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [
-        pytest.param(
-            e,
-            id=e["file"],
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_ISSUES[e["file"]])]
-            if e["file"] in KNOWN_ISSUES
-            else [],
-        )
-        for e in ENTRIES
-    ],
-)
+@pytest.mark.parametrize("entry", [pytest.param(e, id=e["file"]) for e in ENTRIES])
 def test_fixture(entry: dict[str, Any]) -> None:
     check_entry(PROVIDER, entry, load_fixture(entry), OPTIONAL_KEYS)
 

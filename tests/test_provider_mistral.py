@@ -56,27 +56,8 @@ def test_every_mistral_fixture_kind_is_covered() -> None:
     assert len(ENTRIES) >= 20
 
 
-#: Recorded requests that do not format back as they came (a core-model limit, lead to fix).
-KNOWN_ISSUES = {
-    "mistral/request_recorded_tool_roundtrip.json": (
-        "a tool declared with description '' cannot be a ToolDefinition (a non-empty "
-        "description is required): parse_tools substitutes the name, so it goes back changed"
-    ),
-}
-
-
 @pytest.mark.parametrize(
-    "entry",
-    [
-        pytest.param(
-            e,
-            id=entry_id(e),
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_ISSUES[e["file"]])]
-            if e["file"] in KNOWN_ISSUES
-            else [],
-        )
-        for e in entries_of(ENTRIES, "request")
-    ],
+    "entry", [pytest.param(e, id=entry_id(e)) for e in entries_of(ENTRIES, "request")]
 )
 def test_request_fixture_parses_and_formats_back(entry: dict[str, Any]) -> None:
     check_request(P, entry, load_fixture(entry))
@@ -85,7 +66,7 @@ def test_request_fixture_parses_and_formats_back(entry: dict[str, Any]) -> None:
 def test_recorded_request_messages_format_back() -> None:
     # the conversation of the recorded request (its tool aside) goes back equal, but
     # for the tool call's "index" (positional; not kept by the chat-completions reader)
-    (entry,) = [e for e in ENTRIES if e["file"] in KNOWN_ISSUES]
+    (entry,) = [e for e in ENTRIES if e["file"] == "mistral/request_recorded_tool_roundtrip.json"]
     data = load_fixture(entry)
     body = P.convert(P.parse_messages(data)).body
     want = json.loads(json.dumps(data["messages"]))
