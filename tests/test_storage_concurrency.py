@@ -24,7 +24,7 @@ from messages import Message, StorageError, UserMessage
 from messages.storage import Backend, ChatHistoryStorage, SessionIdentity
 from tests import storage_backends
 
-IDENT = SessionIdentity("bot", "shared", "team")
+IDENT = SessionIdentity("bot", "common", "team")
 WRITERS = 4
 COUNT = 300
 DEADLINE = 90.0  # seconds a writer may keep retrying its rewrite
