@@ -11,6 +11,7 @@ import pytest
 
 from messages import (
     AssistantMessage,
+    DecodeError,
     ReasoningPart,
     SystemMessage,
     TextPart,
@@ -352,3 +353,19 @@ def test_reasoning_of_another_origin_in_a_built_message_is_a_loss() -> None:
     assert [loss.what for loss in conversion.losses] == ["reasoning from anthropic@bedrock"]
     kept = PROVIDER.at("bedrock").convert([UserMessage("q"), copy.copy(m)])
     assert kept.body["messages"][1]["content"][0]["signature"] == SIG
+
+
+def test_a_block_type_that_is_not_a_string_is_a_decode_error_naming_it() -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": [{"type": ["x"], "cache_control": {"type": "ephemeral"}}],
+            },
+        ]
+    }
+    with pytest.raises(DecodeError) as caught:
+        get_provider("anthropic").parse_messages(body)
+    assert "TypeError" not in str(caught.value)
+    assert caught.value.path.startswith("messages[1].content[0]")

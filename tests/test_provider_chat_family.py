@@ -756,3 +756,31 @@ def test_keys_of_a_call_entry_it_has_no_field_for_go_back_to_their_provider(name
         m for m in p.parse_messages([wire[0], {**wire[1], "tool_calls": [plain]}]) if m.tool_calls
     ]
     assert m.tool_calls[0].extras == {}
+
+
+def test_a_stream_chunk_with_choice_0_after_another_keeps_the_answer() -> None:
+    acc = get_provider("openai").stream()
+    acc.feed(
+        {
+            "choices": [
+                {"index": 1, "delta": {"content": "other"}},
+                {"index": 0, "delta": {"content": "A"}},
+            ]
+        }
+    )
+    acc.feed({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    r = acc.finish()
+    assert r.text == "A"
+    assert r.message.extras["openai"]["choices"][0]["index"] == 1
+
+
+def test_stream_logprobs_null_then_tokens_join() -> None:
+    acc = get_provider("openai").stream()
+    token = {"token": "No", "logprob": -0.1, "bytes": [78, 111], "top_logprobs": []}
+    acc.feed({"choices": [{"index": 0, "delta": {}, "logprobs": {"refusal": None}}]})
+    acc.feed(
+        {"choices": [{"index": 0, "delta": {"refusal": "No"}, "logprobs": {"refusal": [token]}}]}
+    )
+    acc.feed({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    r = acc.finish()
+    assert r.message.extras["openai"]["logprobs"]["refusal"][0]["token"] == "No"

@@ -160,8 +160,10 @@ class ChatCompletionsStream(CountingStream):
                     others = [c for c in choices if not _first(c)]
                     if others:
                         self._listed.setdefault("choices", []).extend(others)
-                    if not _first(ch):
+                    answer = [c for c in choices if _first(c)]
+                    if not answer:
                         return out
+                    ch = answer[0]  # choice 0, wherever it stands in the chunk
                 delta = ch.get("delta")
                 if delta:
                     if delta.__class__ is not dict:
@@ -296,7 +298,9 @@ class ChatCompletionsStream(CountingStream):
         lp = as_mapping(value, "choices[0].logprobs")
         for key, tokens in lp.items():
             if isinstance(tokens, list):
-                self._logprobs.setdefault(key, []).extend(tokens)
+                if self._logprobs.get(key) is None:  # absent, or null in an earlier chunk
+                    self._logprobs[key] = []
+                self._logprobs[key].extend(tokens)
             elif tokens is not None:
                 raise DecodeError(
                     f"expected token lists, got {json_type(tokens)}", "choices[0].logprobs"

@@ -37,7 +37,6 @@ __all__ = [
     "hinted",
     "lift",
     "limit_breakpoints",
-    "mark",
     "mark_turn",
     "mixed_ttls",
     "needs_limit",
@@ -76,13 +75,6 @@ def _place(
     elif not missed(losses, i, placed, value, CONTROL_KEY, _NO_CONTENT):
         marks.append((i, value))
     return content
-
-
-def mark(hint: CacheHint, i: int, marks: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-    """The ``cache_control`` of message ``i``'s hint, noted in ``marks``."""
-    value = control(hint)
-    marks.append((i, value))
-    return value
 
 
 def hinted(

@@ -107,7 +107,8 @@ def _assistant_turn(content: Any, path: str, tag: str) -> AssistantMessage:
     # callgrind instructions a call: 1.65M with isinstance + lift on every turn, 1.59M
     # so (1.55M before cache hints; 1.89M at the baseline commit)
     if (CONTROL_KEY in last if last.__class__ is dict else isinstance(last, Mapping)) and (
-        last.get("type") in _MARKABLE  # type: ignore[union-attr]
+        last.get("type").__class__ is str  # type: ignore[union-attr]
+        and last["type"] in _MARKABLE  # type: ignore[index]
     ):
         last, cache = lift(last)  # type: ignore[arg-type]
         if cache is not None:
