@@ -662,6 +662,14 @@ def decode_error(exc: ValidationError, path: str) -> DecodeError:
     return DecodeError(exc.message, where)
 
 
+def with_state(extras: Mapping[str, Any], tag: str, **more: Any) -> FrozenDict:
+    """``extras`` with ``more`` added to the state of ``tag``."""
+    own = extras.get(tag)
+    inner = dict(own) if isinstance(own, Mapping) else {}
+    inner.update(more)
+    return FrozenDict({**extras, tag: FrozenDict(inner)})
+
+
 def freeze_decoded(value: Any, path: str) -> Any:
     """``freeze(value, path)``, raising DecodeError instead of ValidationError."""
     try:

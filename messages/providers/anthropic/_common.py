@@ -118,14 +118,6 @@ def state_extras(tag: str, inner: Mapping[str, Any]) -> FrozenDict:
     return FrozenDict({tag: FrozenDict(inner)}) if inner else EMPTY
 
 
-def with_state(extras: Mapping[str, Any], tag: str, **more: Any) -> FrozenDict:
-    """``extras`` with ``more`` added to the state of ``tag``."""
-    own = extras.get(tag)
-    inner = dict(own) if isinstance(own, Mapping) else {}
-    inner.update(more)
-    return FrozenDict({**extras, tag: FrozenDict(inner)})
-
-
 def count(usage: Mapping[str, Any], key: str, path: str) -> int | None:
     """A token count of ``usage`` (a non-negative int, or None when absent)."""
     value = usage.get(key)

@@ -25,10 +25,18 @@ from ..._json import json_type
 from ..._message import AssistantMessage, Message, SystemMessage, ToolResultMessage, UserMessage
 from ..._parts import ContentPart, FilePart, ImagePart, TextPart
 from ...errors import DecodeError, ValidationError
-from .._base import decode_error, fast_list, fast_mapping, freeze_decoded, opt_str, required_str
+from .._base import (
+    decode_error,
+    fast_list,
+    fast_mapping,
+    freeze_decoded,
+    opt_str,
+    required_str,
+    with_state,
+)
 from .._cache_hints import CONTROL_KEY, lift_kept
 from ._blocks import keys_item, read_assistant, unknown_item
-from ._common import KNOWN_KEYS, state_extras, with_state
+from ._common import KNOWN_KEYS, state_extras
 from ._hints import lift
 
 

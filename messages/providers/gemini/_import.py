@@ -19,7 +19,14 @@ from ..._message import (
 )
 from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from ...errors import DecodeError, ValidationError, ident
-from .._base import decode_error, fast_list, fast_mapping, freeze_decoded, opt_str
+from .._base import (
+    decode_error,
+    fast_list,
+    fast_mapping,
+    freeze_decoded,
+    opt_str,
+    with_state,
+)
 from ._parse import Collector
 from ._wire import (
     DERIVED_LEN,
@@ -73,7 +80,8 @@ def parse_messages(body_or_list: Any, tag: str) -> list[Message]:
                 # function responses, then the next question) that starts with text or
                 # media: it opens a content again when formatted for Gemini (function
                 # responses split over two contents are merged into one)
-                out[start] = out[start].with_extras(_with_state(out[start].extras, tag))
+                extras = with_state(out[start].extras, tag, **{NEW_CONTENT: True})
+                out[start] = out[start].with_extras(extras)
             after_user = True
         else:
             got = ident(role) if isinstance(role, str) else json_type(role)
@@ -241,14 +249,6 @@ def _with_unknown(extras: Mapping[str, Any], unknown: list[FrozenDict], tag: str
     merged = dict(extras)
     merged[tag] = FrozenDict(inner)
     return FrozenDict(merged)
-
-
-def _with_state(extras: Mapping[str, Any], tag: str) -> FrozenDict:
-    """``extras`` with ``new_content`` set in this provider's state."""
-    own = extras.get(tag)
-    inner = dict(own) if isinstance(own, Mapping) else {}
-    inner[NEW_CONTENT] = True
-    return FrozenDict({**extras, tag: FrozenDict(inner)})
 
 
 def _audio_format(media_type: str) -> str:
