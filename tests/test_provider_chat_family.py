@@ -784,3 +784,16 @@ def test_stream_logprobs_null_then_tokens_join() -> None:
     acc.feed({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     r = acc.finish()
     assert r.message.extras["openai"]["logprobs"]["refusal"][0]["token"] == "No"
+
+
+def test_a_kept_response_list_that_json_cannot_hold_names_its_wire_path() -> None:
+    p = get_provider("openai")
+    message = {"role": "assistant", "content": "x"}
+    ok: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+    bad_annotation = {**ok, "message": {**message, "annotations": [{"a": float("nan")}]}}
+    with pytest.raises(DecodeError) as caught:
+        p.parse_response({"choices": [bad_annotation]})
+    assert caught.value.path == "choices[0].message.annotations[0].a"
+    with pytest.raises(DecodeError) as caught:
+        p.parse_response({"choices": [ok, {"index": 1, "message": {"content": float("inf")}}]})
+    assert caught.value.path == "choices[1].message.content"

@@ -49,6 +49,7 @@ from .._base import (
     Usage,
     as_list,
     as_mapping,
+    freeze_decoded,
     guard_error,
     make_response,
     opt_str,
@@ -169,7 +170,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         own: dict[str, Any] = {}
         if len(choices) > 1:  # type: ignore[arg-type]
             # n > 1: the answer is choice 0; the others are kept as they came
-            own["choices"] = list(choices[1:])  # type: ignore[index]
+            own["choices"] = tuple(
+                freeze_decoded(c, f"choices[{k}]")
+                for k, c in enumerate(choices[1:], 1)  # type: ignore[index]
+            )
         text = msg.get("content")
         thinking = ""
         if text is None:
@@ -193,13 +197,16 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         # out, ~460 of ~35,000 instructions less than a loop over them)
         kept = msg.get("annotations")
         if kept:
-            own["annotations"] = as_list(kept, "choices[0].message.annotations")
+            path = "choices[0].message.annotations"
+            own["annotations"] = freeze_decoded(as_list(kept, path), path)
         kept = msg.get("executed_tools")
         if kept:
-            own["executed_tools"] = as_list(kept, "choices[0].message.executed_tools")
+            path = "choices[0].message.executed_tools"
+            own["executed_tools"] = freeze_decoded(as_list(kept, path), path)
         logprobs = ch.get("logprobs")
         if logprobs is not None:  # token logprobs of the content and the refusal
-            own["logprobs"] = as_mapping(logprobs, "choices[0].logprobs")
+            path = "choices[0].logprobs"
+            own["logprobs"] = freeze_decoded(as_mapping(logprobs, path), path)
         # ``reasoning`` (current vLLM, Groq), else the legacy ``reasoning_content``
         reasoning = msg.get("reasoning")
         if reasoning is None:
@@ -324,7 +331,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         for key in KEPT_LISTS:  # a response message sent back as it came
             kept = m.get(key)
             if kept:
-                own[key] = as_list(kept, f"{path}.{key}")
+                own[key] = freeze_decoded(as_list(kept, f"{path}.{key}"), f"{path}.{key}")
         prefix = m.get("prefix")
         if prefix is not None:  # Mistral: the turn the model is to continue
             if not isinstance(prefix, bool):
