@@ -590,9 +590,9 @@ def usage(
     input_tokens: int,
     output_tokens: int,
     total_tokens: int,
-    cached_input_tokens: int | None,
-    cache_creation_input_tokens: int | None,
-    reasoning_tokens: int | None,
+    cached_input_tokens: int | None = None,
+    cache_creation_input_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
 ) -> T:
     """A Usage of checked counts."""
     try:

@@ -12,6 +12,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
 from .. import _build
@@ -575,16 +576,10 @@ _field = field  # re-exported for provider modules that declare dataclasses
 # -- trusted builders (see _build) --------------------------------------------------------
 
 
-def make_usage(
-    inp: int,
-    out: int,
-    total: int,
-    cached: int | None = None,
-    created: int | None = None,
-    reasoning: int | None = None,
-) -> Usage:
-    """A Usage from checked counts, without re-validation."""
-    return _build.usage(Usage, inp, out, total, cached, created, reasoning)
+#: A Usage from checked counts, without re-validation: ``make_usage(input, output, total,
+#: cached=None, created=None, reasoning=None)``. The builder itself, bound to Usage (hot
+#: path: a wrapper function's frame cost ~500 of ~35,000 instructions a parse).
+make_usage: Callable[..., Usage] = partial(_build.usage, Usage)
 
 
 def make_response(
