@@ -380,6 +380,28 @@ def _cache(value: object) -> Any:
         raise DecodeError(exc.message, f"cache.{exc.path}") from None
 
 
+def _common_fields(
+    d: Mapping[str, Any], seen: int, known: frozenset[str]
+) -> tuple[str | None, Any, Any, Any]:
+    """``name``, ``metadata``, ``extras`` and ``cache`` of a message dict that has more
+    than the keys already read (``seen`` of them): ``extras`` are the keys outside
+    ``known``, read only when the count says there are some. Off the hot path: the
+    usual dict has none of these and never comes here."""
+    name = d.get("name")
+    if name is not None and name.__class__ is not str:
+        name = _name(name)
+    raw_metadata = d.get("metadata")
+    metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
+    cache = _cache(d.get("cache"))
+    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
+        cache is not None
+    ):
+        extras = EMPTY
+    else:
+        extras = _extras(d, known, RESERVED_KEYS)
+    return name, metadata, extras, cache
+
+
 def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) -> Decoder:
     def decode(cls: Any, d: Mapping[str, Any]) -> Any:
         # hot path: the keys every canonical dict has are read by subscript (~15 ns
@@ -412,18 +434,7 @@ def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) 
         seen = 2 + (mid is not None) + (created is not None)  # role and content too
         if len(d) == seen:
             return plain_message(cls, content, mid, created)
-        name = d.get("name")
-        if name is not None and name.__class__ is not str:
-            name = _name(name)
-        raw_metadata = d.get("metadata")
-        metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-        cache = _cache(d.get("cache"))
-        if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
-            cache is not None
-        ):
-            extras = EMPTY
-        else:
-            extras = _extras(d, known, RESERVED_KEYS)
+        name, metadata, extras, cache = _common_fields(d, seen, known)
         return message(cls, content, name, metadata, extras, mid, created, cache)
 
     return decode
@@ -524,18 +535,7 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
         return plain_tool_call_message(cls, calls, content, invalid, mid, created)
     if tcs:
         fc = d.get("function_call")
-    name = d.get("name")
-    if name is not None and name.__class__ is not str:
-        name = _name(name)
-    raw_metadata = d.get("metadata")
-    metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-    cache = _cache(d.get("cache"))
-    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
-        cache is not None
-    ):
-        extras = EMPTY
-    else:
-        extras = _extras(d, _TOOL_CALL_MSG_KEYS, RESERVED_KEYS)
+    name, metadata, extras, cache = _common_fields(d, seen, _TOOL_CALL_MSG_KEYS)
     if tcs and fc is not None:
         # both given: the tool calls win and the legacy call is kept, not lost
         extras = FrozenDict({**extras, "function_call": _freeze_value(fc, "function_call")})
@@ -612,18 +612,7 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
     )
     if len(d) == seen:
         return plain_tool_result_message(cls, call_id, content, is_error, tool_name, mid, created)
-    name = d.get("name")
-    if name is not None and name.__class__ is not str:
-        name = _name(name)
-    raw_metadata = d.get("metadata")
-    metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-    cache = _cache(d.get("cache"))
-    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
-        cache is not None
-    ):
-        extras = EMPTY
-    else:
-        extras = _extras(d, _TOOL_RESULT_KEYS, RESERVED_KEYS)
+    name, metadata, extras, cache = _common_fields(d, seen, _TOOL_RESULT_KEYS)
     return tool_result_message(
         cls, call_id, content, is_error, tool_name, name, metadata, extras, mid, created, cache
     )
