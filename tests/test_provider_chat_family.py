@@ -473,6 +473,23 @@ def test_reasoning_is_tagged_with_the_origin_and_goes_back_to_that_origin_only()
         assert [loss.what for loss in conversion.losses] == ["reasoning from vllm@lab"]
 
 
+def test_the_tag_follows_name_and_origin_however_they_are_set() -> None:
+    class Local(type(get_provider("vllm"))):  # type: ignore[misc]
+        name = "local"
+
+    p = Local()
+    assert p.tag == "local"
+    assert p.at("gpu1").tag == "local@gpu1" and p.tag == "local"
+    p.origin = "gpu2"  # set directly, not through at()
+    assert p.tag == "local@gpu2"
+    p.name = "edge"
+    assert p.tag == "edge@gpu2"
+    assert p.at(None).tag == "edge"
+    with pytest.raises(AttributeError):
+        p.tag = "other"
+    assert get_provider("vllm").tag == "vllm"  # the shared instance is untouched
+
+
 def test_ollama_thinking_is_tagged_with_the_origin() -> None:
     box = get_provider("ollama", origin="box")
     r = box.parse_response(_fixture("ollama/response_thinking.json"))
