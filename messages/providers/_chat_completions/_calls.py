@@ -18,7 +18,7 @@ from typing import Any
 from ..._build import tool_call
 from ..._fields import check_tool_name, known_tool_name
 from ..._frozen import EMPTY, FrozenDict
-from ..._ids import DERIVED_ID_PREFIX, derive_call_id
+from ..._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from ..._json import json_type
 from ..._part_codec import object_text
 from ..._tool_call import InvalidToolCall, ToolCall
@@ -105,7 +105,7 @@ def _call(
         raise DecodeError(f"tool name is {what}", f"{fn}.name")
     raw_args = args if args.__class__ is str else None
     if call_id is None or call_id == "":
-        call_id = derive_call_id(DERIVED_ID_PREFIX, seed, j, name, raw_args or "")
+        call_id = call_id_of(DERIVED_ID_PREFIX, f"{seed}\x1f{j}\x1f{name}\x1f{raw_args or ''}")
     elif call_id.__class__ is not str:
         raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
     assert isinstance(name, str) and isinstance(call_id, str)

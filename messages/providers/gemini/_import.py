@@ -140,7 +140,7 @@ def _model_content(
         # came, not taken for another provider's call (which gets a dummy signature)
         own["calls_unsigned"] = True
     extras = own_state(own, acc.unknown, acc.keys, tag)
-    content_parts = tuple(acc.parts)
+    content_parts = acc.content_parts()
     if calls or invalid:
         acc.check_ids(prefix)
         names: dict[str, str | None] = {c.id: c.name for c in calls}

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..._build import message, text_part, tool_call, tool_call_message, trusted
+from ..._build import chat_response, message, text_part, tool_call, tool_call_message, trusted
 from ..._fields import _KNOWN_MAX, _NAME_RE, known_tool_name
 from ..._frozen import EMPTY, FrozenDict, freeze_mapping
 from ..._json import json_type
 from ..._message import AssistantMessage, ToolCallMessage
-from ..._parts import ContentPart, ReasoningPart, TextPart
+from ..._parts import ContentPart, ReasoningPart
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
 from .._base import (
@@ -21,7 +21,6 @@ from .._base import (
     as_mapping,
     fast_list,
     fast_mapping,
-    make_response,
     opt_str,
     raw_json_text,
 )
@@ -73,7 +72,9 @@ class Collector:
     def __init__(self, id_seed: Any, tag: str) -> None:
         self.id_seed = id_seed
         self.tag = tag
-        self.parts: list[ContentPart] = []
+        # the turn's parts in wire order; a text part as its str (made a TextPart only
+        # where parts are kept: a plain text turn is its joined text)
+        self.parts: list[str | ContentPart] = []
         self.calls: list[ToolCall] = []
         self.invalid: list[InvalidToolCall] = []
         self.unknown: list[FrozenDict] = []
@@ -112,7 +113,7 @@ class Collector:
                     f"expected a string, got {json_type(text)}", f"{prefix}[{pi}].text"
                 )
             if n == 1:  # hot path: plain text (a signature counted off)
-                self.parts.append(text_part(text))
+                self.parts.append(text)
                 if sig is not None:
                     self.text_signature = sig
             else:
@@ -143,7 +144,7 @@ class Collector:
         if thought is True:
             self.parts.append(trusted(ReasoningPart, text, sig, False, self.tag))
         else:
-            self.parts.append(text_part(text))
+            self.parts.append(text)
             if sig is not None:
                 self.text_signature = sig
         if thought is not None:
@@ -208,10 +209,10 @@ class Collector:
         texts: list[str] = []
         reasoning: list[ContentPart] = []
         for p in self.parts:
-            if p.__class__ is TextPart:
-                texts.append(p.text)
+            if p.__class__ is str:
+                texts.append(p)
             else:
-                reasoning.append(p)
+                reasoning.append(p)  # type: ignore[arg-type]
         text = texts[0] if len(texts) == 1 else "".join(texts)
         own: dict[str, Any] = {}
         if self.text_signature is not None:
@@ -227,7 +228,7 @@ class Collector:
             metadata = FrozenDict({**metadata, "candidate": self.candidate})
         content: str | tuple[ContentPart, ...] = text
         if (self.unknown or self.keys) and len(self.parts) > 1:
-            content = tuple(self.parts)
+            content = self.content_parts()
         elif reasoning:
             content = (*reasoning, text_part(text)) if text else tuple(reasoning)
         calls = self.calls
@@ -245,6 +246,10 @@ class Collector:
                 extras,
             )
         return message(AssistantMessage, content, None, metadata, extras)
+
+    def content_parts(self) -> tuple[ContentPart, ...]:
+        """The turn's parts, in wire order, a text as a TextPart."""
+        return tuple(text_part(p) if p.__class__ is str else p for p in self.parts)  # type: ignore[misc]
 
     def keep_order(self, own: dict[str, Any]) -> None:
         """Keep the wire order of the calls when an invalid one came before a valid one
@@ -359,16 +364,14 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
             prefix = "candidates[0].content.parts"
             for pi, part in enumerate(fast_list(parts, prefix)):
                 acc.part(part, prefix, pi)
-    return make_response(
-        acc.message(usage),
-        finish_reason(raw_finish, acc.ordinal > 0),
-        usage,
-        model,
-        (),
-        raw_finish,
+    message = acc.message(usage)
+    # hot path: the builder called as it is (make_response's frame ~500 instructions),
+    # and a plain turn's invalid_tool_calls (a property there) not read
+    return chat_response(
+        ChatResponse, message, finish_reason(raw_finish, acc.ordinal > 0), usage, model,
+        message.invalid_tool_calls if acc.invalid else (), raw_finish, None, response_id,
         None,
-        response_id,
-    )
+    )  # fmt: skip
 
 
 #: The fields of a response candidate the message is made of (both spellings).

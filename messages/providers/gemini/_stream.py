@@ -10,7 +10,7 @@ from ..._build import stream_delta, tool_call, tool_call_delta, trusted
 from ..._fields import _NAME_RE
 from ..._frozen import FrozenDict, freeze
 from ..._json import dumps_compact, json_type
-from ..._parts import ReasoningPart, TextPart
+from ..._parts import ReasoningPart
 from ..._streaming import ToolCallDelta
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
@@ -439,7 +439,7 @@ class GeminiStream(StreamAccumulator):
             deltas.append(stream_delta(StreamDelta, "text", text, None))
 
     def _close_text(self) -> None:
-        self._acc.parts.append(TextPart("".join(self._text)))
+        self._acc.parts.append("".join(self._text))
         self._text = []
 
     def _close_reasoning(self) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..._frozen import EMPTY, FrozenDict
-from ..._ids import DERIVED_ID_PREFIX, derive_call_id
+from ..._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from ..._json import dumps_compact, json_type
 from ...errors import DecodeError, ident
 from .. import PROVIDERS
@@ -248,10 +248,9 @@ def derived_id(seed: Any, ordinal: int, name: str, args: Any) -> str:
     ``args`` object in a whole response).
     """
     if seed.__class__ is str and seed:
-        # hot path: the key as one part, the text derive_call_id would join from NAME,
-        # seed, ordinal and name (the same id, as test_provider_gemini_audit holds): ~780
-        # instructions per call less than four parts
-        return derive_call_id(DERIVED_ID_PREFIX, f"{NAME}\x1f{seed}\x1f{ordinal}\x1f{name}")
+        # hot path: the key as one f-string, the text derive_call_id would join from NAME,
+        # seed, ordinal and name (the same id, as test_provider_gemini_audit holds)
+        return call_id_of(DERIVED_ID_PREFIX, f"{NAME}\x1f{seed}\x1f{ordinal}\x1f{name}")
     return derive_call_id(DERIVED_ID_PREFIX, NAME, seed, ordinal, name, canonical(args))
 
 
