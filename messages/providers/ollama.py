@@ -36,10 +36,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from .._build import tool_call
+from .._build import chat_response, stream_delta, tool_call, tool_call_delta
 from .._fields import check_tool_name, known_tool_name
 from .._frozen import EMPTY, FrozenDict, freeze_mapping
-from .._ids import DERIVED_ID_PREFIX, derive_call_id
+from .._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from .._json import dumps_compact, json_type
 from .._message import (
     AssistantMessage,
@@ -53,6 +53,7 @@ from .._message import (
 from .._part_codec import object_text
 from .._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from .._role import MessageRole
+from .._streaming import ToolCallDelta
 from .._tool_call import InvalidToolCall, ToolCall
 from ..errors import DecodeError, ValidationError, ident
 from ._base import (
@@ -98,8 +99,6 @@ from ._chat_completions import (
     read_error,
     reasoning_to_send,
     respond,
-    stream_delta,
-    tool_call_delta,
     unique_ids,
 )
 
@@ -223,7 +222,7 @@ def _calls(
 def _call_id(call_id: object, where: str, seed: str, k: int, name: str, frozen: FrozenDict) -> str:
     """The wire id of a call, or one derived from the call when it has none."""
     if call_id is None or call_id == "":
-        return derive_call_id(DERIVED_ID_PREFIX, seed, k, name, dumps_compact(frozen))
+        return call_id_of(DERIVED_ID_PREFIX, f"{seed}\x1f{k}\x1f{name}\x1f{dumps_compact(frozen)}")
     if call_id.__class__ is not str:
         raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
     return call_id
@@ -280,8 +279,21 @@ def _call(
     if frozen is None:
         frozen = EMPTY
     if not call_id:
-        call_id = derive_call_id(DERIVED_ID_PREFIX, seed, k, name, raw or dumps_compact(frozen))
+        # hot path: the key as one f-string (see call_id_of)
+        call_id = call_id_of(
+            DERIVED_ID_PREFIX, f"{seed}\x1f{k}\x1f{name}\x1f{raw or dumps_compact(frozen)}"
+        )
     return tool_call(ToolCall, call_id, name, frozen, EMPTY, raw)
+
+
+def _unsent(m: Message, i: int, tag: str, losses: Losses) -> None:
+    """The losses of what no Ollama message carries: kept state, a name, a cache hint."""
+    if m.extras:
+        own_extras(m, tag, i, losses)  # ollama keeps no state of its own
+    if m.name is not None:
+        losses.add(f"messages[{i}].name", "message name", "dropped: ollama messages have no name")
+    if m.cache is not None:
+        hint_loss(losses, i, _CACHE_RULE)
 
 
 def _images(raw: object, path: str) -> list[ImagePart]:
@@ -334,22 +346,23 @@ class OllamaProvider(FormattingProvider):
                 kind = KINDS[type(m)]
             except KeyError:
                 kind = kind_of(m, i)
-            if m.extras:
-                own_extras(m, tag, i, losses)  # ollama keeps no state of its own
-            if m.name is not None:
-                losses.add(
-                    f"messages[{i}].name", "message name", "dropped: ollama messages have no name"
-                )
-            if m.cache is not None:  # hot path: a message without a hint pays this read only
-                hint_loss(losses, i, _CACHE_RULE)
-            c = m.content
-            # string content is written here, parts in the helpers
+            # string content is written here, parts in the helpers. hot path: each
+            # kind's branch opens with the same lines reading the message's extras,
+            # name, cache hint and content, so that the loads see one class and stay
+            # specialised (read once above the branches, for four classes in turn, they
+            # cost ~560 instructions a message: 685k -> 629k a request)
             if kind is KIND_USER:
+                if m.extras or m.name is not None or m.cache is not None:
+                    _unsent(m, i, tag, losses)
+                c = m.content
                 if c.__class__ is str:
                     out.append({"role": "user", "content": c})
                 else:
                     out.append(self._with_parts({"role": "user"}, c, i, losses))
             elif kind is KIND_CALLS:
+                if m.extras or m.name is not None or m.cache is not None:
+                    _unsent(m, i, tag, losses)
+                c = m.content
                 if c is None or c.__class__ is str:
                     d: dict[str, Any] = {"role": "assistant", "content": c or ""}
                 else:
@@ -377,6 +390,9 @@ class OllamaProvider(FormattingProvider):
                     self._invalid_calls(d, m.invalid_tool_calls, len(calls), i, losses, names)
                 out.append(d)
             elif kind is KIND_RESULT:
+                if m.extras or m.name is not None or m.cache is not None:
+                    _unsent(m, i, tag, losses)
+                c = m.content
                 d = {"role": "tool"}
                 cid = m.tool_call_id
                 if not (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
@@ -390,19 +406,24 @@ class OllamaProvider(FormattingProvider):
                     self._tool_content(d, m, i, losses)
                 out.append(d)
             elif kind is KIND_TEXT:
+                if m.extras or m.name is not None or m.cache is not None:
+                    _unsent(m, i, tag, losses)
+                c = m.content
                 if c.__class__ is str:
                     out.append({"role": "assistant", "content": c})
                 else:
                     out.append(self._assistant_parts(c, i, losses))
-            elif kind is KIND_SYSTEM:
+            else:  # system or developer
+                if m.extras or m.name is not None or m.cache is not None:
+                    _unsent(m, i, tag, losses)
+                c = m.content
                 out.append({"role": "system", "content": c})
-            else:
-                out.append({"role": "system", "content": c})
-                losses.add(
-                    f"messages[{i}]",
-                    "developer role",
-                    "sent as a system message: ollama has no developer role",
-                )
+                if kind is not KIND_SYSTEM:
+                    losses.add(
+                        f"messages[{i}]",
+                        "developer role",
+                        "sent as a system message: ollama has no developer role",
+                    )
         body: dict[str, Any] = {"messages": out}
         if tools:
             body["tools"] = self.format_tools(tools)
@@ -565,11 +586,16 @@ class OllamaProvider(FormattingProvider):
             if b.get("done") is True or "eval_count" in b or "prompt_eval_count" in b
             else None
         )
-        # the tag (a property, ~40 ns) only for reasoning, the one thing tagged here
+        # the tag only for reasoning, the one thing tagged here
         tag = self.tag if thinking else ""
         message = respond(text, thinking or None, tag, calls, usage, None, None, invalid)
         finish = _finish(done_reason, bool(calls or invalid))
-        return make_response(message, finish, usage, model, (), done_reason)
+        # hot path: the builder called as it is (make_response's frame ~500 instructions)
+        return chat_response(
+            ChatResponse, message, finish, usage, model,
+            message.invalid_tool_calls if invalid else (),  # (a property on a plain turn)
+            done_reason, None, None, None,
+        )  # fmt: skip
 
     @parser
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
@@ -699,7 +725,7 @@ class OllamaStream(CountingStream):
                             f"expected a string, got {json_type(c)}", "message.content"
                         )
                     self._text.append(c)
-                    out = (stream_delta("text", c),)
+                    out = (stream_delta(StreamDelta, "text", c, None),)
                 t = msg.get("thinking")
                 if t:
                     if t.__class__ is not str:
@@ -707,7 +733,7 @@ class OllamaStream(CountingStream):
                             f"expected a string, got {json_type(t)}", "message.thinking"
                         )
                     self._thinking.append(t)
-                    out = (*out, stream_delta("reasoning", t))
+                    out = (*out, stream_delta(StreamDelta, "reasoning", t, None))
                 tcs = msg.get("tool_calls")
                 if tcs:
                     out = out + self._tool_calls(tcs)
@@ -732,9 +758,13 @@ class OllamaStream(CountingStream):
         calls, invalid = _calls(tcs, "message.tool_calls", seed, start)
         out: list[StreamDelta] = []
         for c in calls:
-            out.append(tool_call_delta(start + len(out), c.id, c.name, c.arguments_json))
+            call = tool_call_delta(ToolCallDelta, start + len(out), c.id, c.name, c.arguments_json)
+            out.append(stream_delta(StreamDelta, "tool_call", "", call))
         for bad in invalid:
-            out.append(tool_call_delta(start + len(out), bad.id, bad.name, bad.raw_arguments))
+            call = tool_call_delta(
+                ToolCallDelta, start + len(out), bad.id, bad.name, bad.raw_arguments
+            )
+            out.append(stream_delta(StreamDelta, "tool_call", "", call))
         self._calls.extend(calls)
         self._invalid.extend(invalid)
         return tuple(out)

@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from .._build import stream_delta
 from .._frozen import SCALARS, FrozenDict, FrozenList, thaw
 from .._json import json_type
 from .._parts import ContentPart, ReasoningPart, TextPart
@@ -70,7 +71,6 @@ from ._chat_completions import (
     ChatCompletionsStream,
     chat_usage,
     own_reasoning,
-    stream_delta,
 )
 
 __all__ = ["PROVIDER", "OpenRouterProvider", "OpenRouterStream", "detail_parts", "openrouter_usage"]
@@ -221,7 +221,7 @@ class OpenRouterStream(ChatCompletionsStream):
                 piece = f.get(key)
                 if isinstance(piece, str) and piece:
                     self._reasoning.append(piece)
-                    out.append(stream_delta("reasoning", piece))
+                    out.append(stream_delta(StreamDelta, "reasoning", piece, None))
         return tuple(out)
 
     def _reasoning_parts(self, own: dict[str, Any]) -> str | Sequence[ReasoningPart] | None:

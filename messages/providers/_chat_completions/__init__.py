@@ -41,8 +41,6 @@ from ._readers import (
     reasoning_to_send,
     reinsert_unknown,
     respond,
-    stream_delta,
-    tool_call_delta,
     unique_ids,
 )
 from ._stream import ChatCompletionsStream, UsageReader
@@ -82,7 +80,5 @@ __all__ = [
     "reasoning_to_send",
     "reinsert_unknown",
     "respond",
-    "stream_delta",
-    "tool_call_delta",
     "unique_ids",
 ]

@@ -143,7 +143,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         # hot path: exact-class checks first (x.__class__, ~15 ns less than type(x));
         # what is not the usual type goes to a reader, which builds the path then.
-        # The tag (a property, ~40 ns) is read only for what is tagged.
+        # The tag is read only for what is tagged.
         b = body if body.__class__ is dict else as_mapping(body, "")
         model = b.get("model")
         if model is not None and model.__class__ is not str:
@@ -190,27 +190,30 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
                 refusal = own.get("refusal")  # a refusal part of the content, if any
         elif own:
             refusal = own.get("refusal")
-        audio = msg.get("audio")
-        if audio is not None:  # an audio answer (id, data, expires_at, transcript)
-            own["audio"] = as_mapping(audio, "choices[0].message.audio")
+        # hot path: a key most messages lack is tested with ``in`` (no call), then read
+        if "audio" in msg and msg["audio"] is not None:  # id, data, expires_at, transcript
+            own["audio"] = as_mapping(msg["audio"], "choices[0].message.audio")
         # KEPT_LISTS, e.g. a search model's url_citation annotations (hot path: written
         # out, ~460 of ~35,000 instructions less than a loop over them)
         kept = msg.get("annotations")
         if kept:
             path = "choices[0].message.annotations"
             own["annotations"] = freeze_decoded(as_list(kept, path), path)
-        kept = msg.get("executed_tools")
-        if kept:
-            path = "choices[0].message.executed_tools"
-            own["executed_tools"] = freeze_decoded(as_list(kept, path), path)
+        if "executed_tools" in msg:
+            kept = msg["executed_tools"]
+            if kept:
+                path = "choices[0].message.executed_tools"
+                own["executed_tools"] = freeze_decoded(as_list(kept, path), path)
         logprobs = ch.get("logprobs")
         if logprobs is not None:  # token logprobs of the content and the refusal
             path = "choices[0].logprobs"
             own["logprobs"] = freeze_decoded(as_mapping(logprobs, path), path)
         # ``reasoning`` (current vLLM, Groq), else the legacy ``reasoning_content``
-        reasoning = msg.get("reasoning")
-        if reasoning is None:
-            reasoning = msg.get("reasoning_content")
+        reasoning = None
+        if "reasoning" in msg:
+            reasoning = msg["reasoning"]
+        if reasoning is None and "reasoning_content" in msg:
+            reasoning = msg["reasoning_content"]
         if reasoning is None:
             reasoning = thinking or None
         else:
@@ -225,7 +228,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             calls, invalid = read_calls(raw_calls, path, resp_id or model or "", self)
         elif raw_calls is not None and raw_calls.__class__ is not list:
             as_list(raw_calls, "choices[0].message.tool_calls")
-        elif msg.get("function_call") is not None:
+        elif "function_call" in msg and msg["function_call"] is not None:
             # The deprecated single ``function_call`` (finish_reason "function_call").
             path = "choices[0].message.function_call"
             c = read_legacy_call(msg["function_call"], path, resp_id or model or "", 0)
@@ -259,7 +262,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             finish,
             usage,
             model,
-            message.invalid_tool_calls,
+            message.invalid_tool_calls if invalid else (),  # (a property on a plain turn)
             raw_finish,
             refusal,
             resp_id,

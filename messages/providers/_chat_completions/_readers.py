@@ -32,7 +32,6 @@ from ..._message import (
 from ..._part_codec import object_text
 from ..._parts import ContentPart, ReasoningPart
 from ..._repair import UNANSWERED_TEXT
-from ..._streaming import ToolCallDelta
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, MessageError, ValidationError, ident
 from .. import PROVIDERS
@@ -95,10 +94,8 @@ __all__ = [
     "req_str",
     "respond",
     "says_error",
-    "stream_delta",
     "thinking_text",
     "text_arguments",
-    "tool_call_delta",
     "unique_ids",
     "put_call_keys",
 ]
@@ -295,17 +292,6 @@ def kind_of(m: object, i: int) -> int:
 
 
 # -- builders of checked values (see _build) ------------------------------------------------
-
-
-def stream_delta(kind: str, text: str) -> StreamDelta:
-    """A text or reasoning StreamDelta from a checked str (no validation)."""
-    return _build.stream_delta(StreamDelta, kind, text, None)
-
-
-def tool_call_delta(index: int, id: str | None, name: str | None, args: str | None) -> StreamDelta:
-    """A tool-call StreamDelta from checked values (no validation)."""
-    delta = _build.tool_call_delta(ToolCallDelta, index, id, name, args)
-    return _build.stream_delta(StreamDelta, "tool_call", "", delta)
 
 
 def respond(

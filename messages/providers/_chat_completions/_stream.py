@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from ..._build import stream_delta, tool_call_delta
 from ..._frozen import FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import dumps_compact, json_type
 from ..._parts import ReasoningPart
-from ..._streaming import ToolCallAccumulator
+from ..._streaming import ToolCallAccumulator, ToolCallDelta
 from ...errors import DecodeError
 from .._base import (
     ChatResponse,
@@ -42,9 +43,7 @@ from ._readers import (
     read_error,
     req_str,
     respond,
-    stream_delta,
     thinking_text,
-    tool_call_delta,
     unique_ids,
 )
 
@@ -238,7 +237,7 @@ class ChatCompletionsStream(CountingStream):
         if c:
             if c.__class__ is str:
                 self._text.append(c)
-                out = (stream_delta("text", c),)
+                out = (stream_delta(StreamDelta, "text", c, None),)
             else:
                 out = self._chunks(c)
         r = delta.get("reasoning")
@@ -256,7 +255,7 @@ class ChatCompletionsStream(CountingStream):
                     f"expected a string, got {json_type(r)}", "choices[0].delta.reasoning"
                 )
             self._reasoning.append(r)
-            out = (*out, stream_delta("reasoning", r))
+            out = (*out, stream_delta(StreamDelta, "reasoning", r, None))
         # KEPT_LISTS (hot path: written out, ~460 instructions a chunk less than a loop)
         listed = delta.get("annotations")
         if listed:
@@ -320,14 +319,14 @@ class ChatCompletionsStream(CountingStream):
                 text = req_str(part.get("text"), f"{path}[{j}].text")
                 if text:
                     self._text.append(text)
-                    out.append(stream_delta("text", text))
+                    out.append(stream_delta(StreamDelta, "text", text, None))
             elif kind == "thinking":
                 thought = thinking_text(part.get("thinking"))
                 if thought is None:
                     keep_unknown(self._kept, self._events - 1, f"{path}[{j}]", part)
                 elif thought:
                     self._reasoning.append(thought)
-                    out.append(stream_delta("reasoning", thought))
+                    out.append(stream_delta(StreamDelta, "reasoning", thought, None))
             elif kind == "refusal":
                 self._refusal.append(req_str(part.get("refusal"), f"{path}[{j}].refusal"))
             else:
@@ -380,7 +379,9 @@ class ChatCompletionsStream(CountingStream):
                 if cid and not slot[1]:
                     slot[1] = cid
             self._acc.add(index, cid or None, name or None, args or None)
-            out.append(tool_call_delta(index, cid or None, name or None, args or None))
+            # hot path: the builders called as they are (a wrapper frame per chunk)
+            call = tool_call_delta(ToolCallDelta, index, cid or None, name or None, args or None)
+            out.append(stream_delta(StreamDelta, "tool_call", "", call))
         return tuple(out)
 
     def _legacy_delta(self, fc: object) -> tuple[StreamDelta, ...]:
@@ -401,7 +402,8 @@ class ChatCompletionsStream(CountingStream):
         else:
             index = slot[0]
         self._acc.add(index, None, name or None, args or None)
-        return (tool_call_delta(index, None, name or None, args or None),)
+        call = tool_call_delta(ToolCallDelta, index, None, name or None, args or None)
+        return (stream_delta(StreamDelta, "tool_call", "", call),)
 
     def _derive(self, index: int, name: str | None) -> str:
         return derive_call_id(DERIVED_ID_PREFIX, self._id or self._model or "", index, name or "")
