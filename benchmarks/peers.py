@@ -29,7 +29,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+# MESSAGES_BENCH_ROOT: the package of another checkout (versus.py), as run.py has it
+sys.path.insert(0, os.environ.get("MESSAGES_BENCH_ROOT") or str(HERE.parent))
 
 from _timing import compare  # noqa: E402
 from bench_core import PlainMessage, PlainToolCall, PlainToolCallMessage, PlainToolResult  # noqa: E402
