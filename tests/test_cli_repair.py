@@ -64,6 +64,16 @@ def test_a_valid_conversation_comes_back_as_convert_writes_it(
     assert from_json(out) == example()
 
 
+def test_json_lines_with_nothing_left_come_back_as_an_empty_array_validate_accepts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines = write(tmp_path / "c.jsonl", json.dumps(ASSISTANT) + "\n")
+    code, out, err = cli(capsys, "repair", str(lines))
+    assert (code, out, err) == (0, "[]\n", "line 1: assistant_first\n")
+    repaired = write(tmp_path / "out.jsonl", out)
+    assert cli(capsys, "validate", str(repaired))[0] == 0
+
+
 def test_the_input_shape_is_kept(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     lines = write(
         tmp_path / "c.jsonl", "".join(json.dumps(d) + "\n" for d in [USER, USER, ASSISTANT])

@@ -80,10 +80,12 @@ def outcome(fn: Callable[[Any], object], value: Any) -> DecodeError | None:
             last = exc.path.rsplit(".", 1)[-1].split("[", 1)[0]
             assert last in IDENTIFIER_KEYS, exc
         return exc
-    if SECRET in repr(result):  # only as an identifier (ids may show in a repr)
-        ids = [getattr(result, "id", "")] + [c.id for c in getattr(result, "tool_calls", ())]
-        ids += [getattr(result, "tool_call_id", "")]
-        assert any(SECRET in i for i in ids if isinstance(i, str)), repr(result)
+    # only as an identifier (ids may show in a repr), of the value or of a list's items
+    for item in result if isinstance(result, list) else [result]:
+        if SECRET in repr(item):
+            ids = [getattr(item, "id", "")] + [c.id for c in getattr(item, "tool_calls", ())]
+            ids += [getattr(item, "tool_call_id", "")]
+            assert any(SECRET in i for i in ids if isinstance(i, str)), repr(item)
     return None
 
 

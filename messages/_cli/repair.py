@@ -55,9 +55,13 @@ def run(args: argparse.Namespace) -> int:
     envelope = args.format == "envelope"
     items = [ids.output_dict(m, i, envelope=envelope) for i, m in enumerate(fixed)]
     with Sink(args.output) as sink:
-        if isinstance(source, Lines):
+        if isinstance(source, Lines) and items:
             for item in items:
                 sink.write(compact(item) + "\n")
+        elif isinstance(source, Lines):
+            # nothing left: an empty JSON array, which reads back as no messages (an
+            # empty file would be refused as an empty input)
+            sink.write("[]\n")
         else:
             value = source.value
             if type(value) is dict and type(value.get("messages")) is list:
