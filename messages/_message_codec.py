@@ -508,9 +508,11 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
         _fail(f"expected an array of tool calls, got {json_type(tcs)}", "tool_calls")
     else:
         _fail("at least one tool call is required", "tool_calls")
-    content = d.get("content")
-    if content is not None and content.__class__ is not str:
-        content = _read_optional_assistant_content(content)
+    content = None
+    if "content" in d:  # hot path: ``in`` (no call) for a key most turns of calls lack
+        content = d["content"]
+        if content is not None and content.__class__ is not str:
+            content = _read_optional_assistant_content(content)
     try:
         mid = d["id"]
     except KeyError:
@@ -574,10 +576,21 @@ def tool_result_fields(d: Mapping[str, Any]) -> tuple[str, Any, bool, str | None
 
 
 def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
-    call_id = d.get("tool_call_id")
-    content = d.get("content")
-    is_error = d.get("is_error")
-    tool_name = d.get("tool_name")
+    # hot path: subscripts for the keys every result has, ``in`` for those most lack
+    # (a get is a call): from_dict of a result 13,055 -> 12,751 instructions
+    try:
+        call_id = d["tool_call_id"]
+        content = d["content"]
+    except KeyError:
+        call_id = content = None  # reported by tool_result_fields below
+    seen = 3
+    is_error = tool_name = None
+    if "is_error" in d:
+        is_error = d["is_error"]
+        seen = 4
+    if "tool_name" in d:
+        tool_name = d["tool_name"]
+        seen += tool_name is not None
     if not (
         call_id.__class__ is str
         and call_id
@@ -607,9 +620,7 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
                 created = created_value(created)
         elif created is not None:
             created = created_value(created)
-    seen = (
-        3 + (mid is not None) + (created is not None) + (tool_name is not None) + ("is_error" in d)
-    )
+    seen += (mid is not None) + (created is not None)
     if len(d) == seen:
         return plain_tool_result_message(cls, call_id, content, is_error, tool_name, mid, created)
     name, metadata, extras, cache = _common_fields(d, seen, _TOOL_RESULT_KEYS)

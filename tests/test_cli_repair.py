@@ -64,14 +64,15 @@ def test_a_valid_conversation_comes_back_as_convert_writes_it(
     assert from_json(out) == example()
 
 
-def test_json_lines_with_nothing_left_come_back_as_an_empty_array_validate_accepts(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+@pytest.mark.parametrize("fmt", ["canonical", "envelope", "ollama", "openai"])
+def test_a_repair_that_drops_every_message_fails_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
 ) -> None:
     lines = write(tmp_path / "c.jsonl", json.dumps(ASSISTANT) + "\n")
-    code, out, err = cli(capsys, "repair", str(lines))
-    assert (code, out, err) == (0, "[]\n", "line 1: assistant_first\n")
-    repaired = write(tmp_path / "out.jsonl", out)
-    assert cli(capsys, "validate", str(repaired))[0] == 0
+    code, out, err = cli(capsys, "repair", str(lines), "--format", fmt)
+    assert (code, out) == (1, "")
+    assert err.splitlines()[0] == "line 1: assistant_first"
+    assert "nothing is left after repair" in err
 
 
 def test_the_input_shape_is_kept(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

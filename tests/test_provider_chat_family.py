@@ -488,6 +488,8 @@ def test_the_tag_follows_name_and_origin_however_they_are_set() -> None:
     with pytest.raises(AttributeError):
         p.tag = "other"
     assert get_provider("vllm").tag == "vllm"  # the shared instance is untouched
+    Local.name = "renamed"  # on the class, after instances exist
+    assert Local().tag == "renamed" and Local().at("x").tag == "renamed@x"
 
 
 def test_ollama_thinking_is_tagged_with_the_origin() -> None:

@@ -48,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
     for change in changes:
         where = _where(decoded, change.index)
         warn(f"{where}: {change.rule}")
+    if decoded and not fixed:
+        # every message was dropped: no output reads back as that conversation in every
+        # format (an empty JSON Lines file or request is refused as an empty input)
+        raise Failure("nothing is left after repair (every message was dropped); nothing written")
     if is_provider(args.format):
         return _write_provider(args, source, fixed)
     ids = Identities()
@@ -55,13 +59,9 @@ def run(args: argparse.Namespace) -> int:
     envelope = args.format == "envelope"
     items = [ids.output_dict(m, i, envelope=envelope) for i, m in enumerate(fixed)]
     with Sink(args.output) as sink:
-        if isinstance(source, Lines) and items:
+        if isinstance(source, Lines):
             for item in items:
                 sink.write(compact(item) + "\n")
-        elif isinstance(source, Lines):
-            # nothing left: an empty JSON array, which reads back as no messages (an
-            # empty file would be refused as an empty input)
-            sink.write("[]\n")
         else:
             value = source.value
             if type(value) is dict and type(value.get("messages")) is list:
