@@ -451,11 +451,23 @@ def _decode_any(value: Any, registry: MessageRegistry, want: type | None) -> Any
 def _decode_list(value: Sequence[Any], registry: MessageRegistry, want: type | None) -> list[Any]:
     out: list[Any] = []
     append = out.append
+    table = registry._table
     for item in value:
         # hot path: the exact dict check first (an ABC isinstance costs ~0.1 us)
         if item.__class__ is not dict and not isinstance(item, Mapping):
             _fail(f"expected a message object, got {json_type(item)}", f"[{len(out)}]")
         try:
+            # hot path: a role with one class (all but assistant) goes straight to its
+            # decoder, as in from_dict: no _decode frame, ~500 instructions a message
+            if want is None and item.__class__ is dict:
+                role = item.get("role")
+                entry = table.get(role) if role.__class__ is str else None
+                if entry is not None and not entry[1]:
+                    cls = entry[0]
+                    dec = DECODERS.get(cls)
+                    if dec is not None:
+                        append(dec(cls, item))
+                        continue
             append(_decode(item, registry, want))
         except DecodeError as exc:
             raise exc.at(f"[{len(out)}]") from None

@@ -412,11 +412,13 @@ def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) 
             content = None
         if content.__class__ is not str:
             content = read_content(content)
+        seen = 2  # role and content
         try:
             mid = d["id"]
         except KeyError:
             mid = None
         else:
+            seen = 3  # a null id too: it reads as absent either way
             if mid.__class__ is not str or not mid:
                 mid = None if mid is None else _check_id(mid)
         try:
@@ -424,6 +426,7 @@ def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) 
         except KeyError:
             created = None
         else:
+            seen += 1
             if created.__class__ is str and created[4:20:3] == "--T::." and created[26:] == "Z":
                 try:
                     check_stamp_text(created)
@@ -431,7 +434,8 @@ def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) 
                     created = created_value(created)
             elif created is not None:
                 created = created_value(created)
-        seen = 2 + (mid is not None) + (created is not None)  # role and content too
+        # hot path: the keys are counted as they are read (``seen += 1`` on ints is
+        # specialised; ``2 + (mid is not None) + ...`` adds bools, ~110 instructions each)
         if len(d) == seen:
             return plain_message(cls, content, mid, created)
         name, metadata, extras, cache = _common_fields(d, seen, known)
@@ -509,7 +513,9 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
     else:
         _fail("at least one tool call is required", "tool_calls")
     content = None
+    seen = 2  # role and tool_calls (or function_call); counted as read, as in _content_decoder
     if "content" in d:  # hot path: ``in`` (no call) for a key most turns of calls lack
+        seen = 3
         content = d["content"]
         if content is not None and content.__class__ is not str:
             content = _read_optional_assistant_content(content)
@@ -518,6 +524,7 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
     except KeyError:
         mid = None
     else:
+        seen += 1
         if mid.__class__ is not str or not mid:
             mid = None if mid is None else _check_id(mid)
     try:
@@ -525,6 +532,7 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
     except KeyError:
         created = None
     else:
+        seen += 1
         if created.__class__ is str and created[4:20:3] == "--T::." and created[26:] == "Z":
             try:
                 check_stamp_text(created)
@@ -532,7 +540,6 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
                 created = created_value(created)
         elif created is not None:
             created = created_value(created)
-    seen = 2 + (mid is not None) + (created is not None) + (content is not None)
     if len(d) == seen and fc is None:
         return plain_tool_call_message(cls, calls, content, invalid, mid, created)
     if tcs:
@@ -590,7 +597,7 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
         seen = 4
     if "tool_name" in d:
         tool_name = d["tool_name"]
-        seen += tool_name is not None
+        seen += 1
     if not (
         call_id.__class__ is str
         and call_id
@@ -606,6 +613,7 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
     except KeyError:
         mid = None
     else:
+        seen += 1
         if mid.__class__ is not str or not mid:
             mid = None if mid is None else _check_id(mid)
     try:
@@ -613,6 +621,7 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
     except KeyError:
         created = None
     else:
+        seen += 1
         if created.__class__ is str and created[4:20:3] == "--T::." and created[26:] == "Z":
             try:
                 check_stamp_text(created)
@@ -620,7 +629,6 @@ def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
                 created = created_value(created)
         elif created is not None:
             created = created_value(created)
-    seen += (mid is not None) + (created is not None)
     if len(d) == seen:
         return plain_tool_result_message(cls, call_id, content, is_error, tool_name, mid, created)
     name, metadata, extras, cache = _common_fields(d, seen, _TOOL_RESULT_KEYS)

@@ -644,10 +644,11 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
                 try:  # subscripts: ~15 ns less each than get
                     cid = c["id"]
                     fn = c["function"]
+                    kind = c["type"]  # the encoder always writes it
                 except KeyError:
-                    cid, fn = c.get("id"), c.get("function")
+                    cid, fn, kind = c.get("id"), c.get("function"), c.get("type")
             elif isinstance(c, Mapping):
-                cid, fn = c.get("id"), c.get("function")
+                cid, fn, kind = c.get("id"), c.get("function"), c.get("type")
             else:
                 _fail(f"expected a tool call object, got {json_type(c)}")
             if cid.__class__ is not str or not cid:
@@ -656,13 +657,13 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
                 _fail(
                     f"expected an object with name and arguments, got {json_type(fn)}", "function"
                 )
+            # id and function are here: two keys are those, three with the usual type
             n = len(c)
-            if n == 2 or (n == 3 and c.get("type") == "function"):
-                extras = EMPTY  # id, function and maybe type, nothing else
+            if (n == 3 and kind == "function") or n == 2:
+                extras = EMPTY
             else:
-                t = c.get("type")
-                if t is not None and t != "function":
-                    _fail(f"unsupported tool call type {ident(t)}; expected 'function'", "type")
+                if kind is not None and kind != "function":
+                    _fail(f"unsupported tool call type {ident(kind)}; expected 'function'", "type")
                 extras = _extras(c, CALL_KEYS)
                 error = c.get("error")
                 if error is not None:
@@ -719,17 +720,15 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
         if value.__class__ is tuple and len(value) == 1:
             raise  # a single call (_dec_call): paths relative to it
         raise exc.at(f"tool_calls[{len(calls) + len(invalid)}]") from None
-    n = len(calls) + len(invalid)
-    if n > 1:
-        if invalid:
-            unique = len({c.id for c in calls} | {c.id for c in invalid}) == n
-        elif n == 2:
-            unique = calls[0].id != calls[1].id
-        else:
-            unique = len({c.id for c in calls}) == n
-        if not unique:
+    if invalid:
+        n = len(calls) + len(invalid)
+        if n > 1 and len({c.id for c in calls} | {c.id for c in invalid}) != n:
             _duplicate_ids(value)
-    return tuple(calls), (tuple(invalid) if invalid else ())
+        return tuple(calls), tuple(invalid)
+    n = len(calls)
+    if n > 1 and (calls[0].id == calls[1].id if n == 2 else len({c.id for c in calls}) != n):
+        _duplicate_ids(value)
+    return tuple(calls), ()
 
 
 def _duplicate_ids(value: Any) -> None:

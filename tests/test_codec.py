@@ -6,6 +6,7 @@ JSON Schema (``messages/message.schema.json``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime, timedelta, timezone
 from importlib.resources import files
@@ -563,6 +564,38 @@ def test_null_optional_fields_count_as_absent() -> None:
     assert m == UserMessage("x")
     assert m.extras == {}
     assert m.id  # generated
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        {"role": "user", "content": "x"},
+        {"role": "system", "content": "x"},
+        {"role": "assistant", "content": "x"},
+        {"role": "tool", "tool_call_id": "c1", "content": "x"},
+        {"role": "tool", "tool_call_id": "c1", "content": "x", "is_error": None},
+        {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "f"}}]},
+    ],
+)
+@pytest.mark.parametrize(
+    "nulls",
+    [{"id": None}, {"created_at": None}, {"id": None, "created_at": None, "tool_name": None}],
+)
+def test_a_null_key_reads_as_the_key_absent_in_every_decoder(
+    d: dict[str, Any], nulls: dict[str, Any]
+) -> None:
+    # the decoders count the keys they read, a null one too: the dict must still
+    # decode to what it decodes to without the key (no extras, fresh id and stamp)
+    if "tool_name" in nulls and d["role"] != "tool":
+        nulls = {k: v for k, v in nulls.items() if k != "tool_name"}
+    with_nulls = dec({**d, **nulls})
+    plain = dec(d)
+    assert type(with_nulls) is type(plain)
+    assert with_nulls.extras == {} and with_nulls.name is None and with_nulls.cache is None
+    assert with_nulls.id and with_nulls.id != plain.id
+    assert with_nulls == dataclasses.replace(
+        plain, id=with_nulls.id, created_at=with_nulls.created_at
+    )
 
 
 def test_missing_id_and_created_at_are_generated() -> None:
