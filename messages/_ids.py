@@ -38,10 +38,12 @@ __all__ = [
     "counter",
     "call_id_of",
     "derive_call_id",
+    "ms_of",
     "new_id",
     "now",
     "stamp_created_at",
     "stamp_id",
+    "stamp_id_ms",
     "stamp_text",
     "text_created_at",
     "time_ns",
@@ -213,7 +215,7 @@ def call_id_of(prefix: str, key: str) -> str:
 # whichever of them formats first.
 
 
-def _ms_of(created: Any) -> int:
+def ms_of(created: Any) -> int:
     """The Unix millisecond of a created_at slot's content, in any of its forms."""
     if created.__class__ is int:
         return created // 1_000_000
@@ -253,7 +255,7 @@ class LazyId:
             return self
         v = self._get(obj)
         if v.__class__ is int:
-            v = stamp_id_ms(_ms_of(self._created(obj)), v)
+            v = stamp_id_ms(ms_of(self._created(obj)), v)
             self._set(obj, v)
         return v
 

@@ -42,6 +42,7 @@ from messages import (
 )
 from messages import providers as providers_pkg
 from messages import storage as storage_pkg
+from messages._timestamps import iso_utc
 from tests.conftest import SECRET
 
 T0 = datetime(2025, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc)
@@ -360,6 +361,23 @@ def test_a_lazy_id_and_created_at_agree_on_the_millisecond() -> None:
         int(n.id[:12], 16) == int(n.created_at.timestamp() * 1000)
         or abs(int(n.id[:12], 16) - n.created_at.timestamp() * 1000) < 1
     )
+
+
+@pytest.mark.parametrize("first", ["nothing", "created_at", "id", "both"])
+def test_the_first_encode_writes_the_stamps_the_fields_read(first: str) -> None:
+    # to_dict of a fresh message makes its id and created_at text in one step (the
+    # encoder's fresh path); whatever was read before, the dict says what the fields say
+    m = UserMessage("x")
+    if first in ("created_at", "both"):
+        _ = m.created_at
+    if first in ("id", "both"):
+        _ = m.id
+    d = m.to_dict()
+    assert d["id"] == m.id and d["created_at"] == iso_utc(m.created_at)
+    assert int(m.id[:12], 16) == int(m.created_at.timestamp() * 1000) or (
+        abs(int(m.id[:12], 16) - m.created_at.timestamp() * 1000) < 1
+    )
+    assert m.to_dict() == d and UserMessage.from_dict(d) == m
 
 
 def test_ids_made_in_order_sort_in_order() -> None:

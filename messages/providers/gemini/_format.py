@@ -24,6 +24,7 @@ from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError
 from .._base import (
     DROP_OTHER_REASONING,
+    FLAT_VALUES,
     Losses,
     foreign_state_losses,
     joined_text,
@@ -642,15 +643,15 @@ def contents(
                     parts.append(part)
                     calls[cid] = (len(calls), c.name, i, sent)
                 else:  # hot path: a plain call written inline
-                    parts.append(
-                        {
-                            "functionCall": {
-                                "id": cid,
-                                "name": c.name,
-                                "args": plain_arguments(c.arguments),
-                            }
-                        }
-                    )
+                    # plain_arguments written out (no frame: ~500 instructions a call)
+                    args: Any = c.arguments
+                    for v in args.values():
+                        if v.__class__ not in FLAT_VALUES:
+                            args = thaw(args)
+                            break
+                    else:
+                        args = dict.copy(args)
+                    parts.append({"functionCall": {"id": cid, "name": c.name, "args": args}})
                     calls[cid] = (len(calls), c.name, i, True)
             pending = len(calls)
             if kept is not None or m.invalid_tool_calls:
