@@ -7,7 +7,9 @@ its baseline beside it:
   tool calls, beside the canonical codec's ``to_dict`` of the same messages
   (target: within 2x); for Anthropic also a conversation whose messages merge into
   wire turns (the assistant's text and its call are two messages, the user speaks
-  again right after the results), which one formatting path serves alike;
+  again right after the results), which one formatting path serves alike; for Gemini
+  also a conversation of its own replies (a call's thought signature, a signed
+  thought), the state every Gemini conversation carries;
 * ``parse_response`` per response message, beside ``to_dict`` of the message it
   produces;
 * streaming: ns per event over 10,000 text and tool-argument events (feed every
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from _timing import compare
-from _workloads import Row, conversation, format_rows, parse_times, stream_runner
+from _workloads import Row, conversation, fixture, format_rows, parse_times, stream_runner
 
 from messages import Message, ToolCall, to_dict
 from messages.providers import get_provider
@@ -207,9 +209,45 @@ def _merging_rows() -> list[Row]:
     ]
 
 
+def gemini_replies(n: int = 100) -> list[Message]:
+    """``n`` messages whose model turns are Gemini's own replies, parsed from the
+    fixtures: a call with its thought signature and a thought with a signed text, the
+    state a Gemini conversation carries from turn to turn."""
+    p = get_provider("gemini")
+    calls = p.parse_response(fixture("gemini/response_tool_calls_parallel.json")).message
+    thought = p.parse_response(fixture("gemini/response_thinking.json")).message
+    out: list[Message] = [Message.system(SYSTEM)]
+    t = 0
+    while len(out) < n:
+        out += [Message.user(f"What's the weather in Paris and Tokyo? (turn {t})"), calls]
+        out += [Message.tool_result(c.id, "18C, light rain") for c in calls.tool_calls]
+        out.append(thought)
+        t += 1
+    return out[:n]
+
+
+def _replies_rows() -> list[Row]:
+    ms = gemini_replies()
+    n = len(ms)
+    t = compare(
+        {
+            "gemini": partial(get_provider("gemini").format_request, ms),
+            "to_dict": partial(to_dict, ms),
+        }
+    )
+    return [
+        (
+            f"format_request per message, gemini ({n} msgs, its signed replies)",
+            t["gemini"] / n,
+            t["to_dict"] / n,
+            "to_dict per message",
+        )
+    ]
+
+
 def bench_providers2() -> list[Row]:
     """Every Anthropic and Gemini row (see the module docstring)."""
-    rows = format_rows(conversation(system=SYSTEM), NAMES) + _merging_rows()
+    rows = format_rows(conversation(system=SYSTEM), NAMES) + _merging_rows() + _replies_rows()
     return rows + _parse_rows() + _stream_rows()
 
 

@@ -577,7 +577,10 @@ def contents(
         # message, and tested, cost ~5k instructions more per call)
         if kind is _RESULT:
             call_id: str = m.tool_call_id  # type: ignore[attr-defined]
-            found = calls.get(call_id)
+            try:  # hot path: a subscript is no call (a result without its call is rare)
+                found = calls[call_id]
+            except KeyError:
+                found = None
             if found is None or call_id in answered:
                 if m.name is not None or m.extras or m.cache is not None:
                     _, extra, settle = _state(m, i, extra, settle, tag, losses)
@@ -651,8 +654,9 @@ def contents(
                             break
                     else:
                         args = dict.copy(args)
-                    parts.append({"functionCall": {"id": cid, "name": c.name, "args": args}})
-                    calls[cid] = (len(calls), c.name, i, True)
+                    name = c.name
+                    parts.append({"functionCall": {"id": cid, "name": name, "args": args}})
+                    calls[cid] = (len(calls), name, i, True)
             pending = len(calls)
             if kept is not None or m.invalid_tool_calls:
                 start = len(parts) - len(m.tool_calls)  # one part per valid call
