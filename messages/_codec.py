@@ -466,12 +466,13 @@ def _decode_list(value: Sequence[Any], registry: MessageRegistry, want: type | N
             # hot path: a role with one class (all but assistant) goes straight to its
             # decoder, as in from_dict: no _decode frame, ~500 instructions a message
             if want is None and item.__class__ is dict:
-                role = item.get("role")
-                entry = table.get(role) if role.__class__ is str else None
-                if entry is not None and not entry[1]:
-                    cls = entry[0]
-                    dec = DECODERS.get(cls)
-                    if dec is not None:
+                try:  # subscripts, as in from_dict
+                    cls, tried = table[item["role"]]
+                    dec = DECODERS[cls]
+                except (KeyError, TypeError):
+                    pass
+                else:
+                    if not tried:
                         append(dec(cls, item))
                         continue
             append(_decode(item, registry, want))
@@ -499,31 +500,34 @@ def from_dict(d: Any, registry: MessageRegistry | None = None) -> Message | list
     reg = default_registry if registry is None else registry
     # Hot path: a well-formed dict goes straight to its decoder, and a role with a
     # single class (all but assistant) skips the _decode frame (~70 ns); the guard
-    # is a try block, free until something is raised.
+    # is a try block, free until something is raised. The role, its table entry and
+    # the decoder are read by subscript (a get is a call: from_dict of a UserMessage
+    # 10,578 -> 9,477 instructions, 1.05x -> 0.94x the baseline); a missing or unusual role (not a key of the table,
+    # or unhashable) goes to _decode, outside the except clause (no chained KeyError).
     try:
         if d.__class__ is dict:
-            role = d.get("role")
-            if role.__class__ is str:
-                entry = reg._table.get(role)
-                if entry is not None:
-                    tried = entry[1]
-                    if not tried:
-                        cls = entry[0]
-                    elif len(tried) == 1 and tried[0][1] is has_tool_calls:
-                        # the built-in assistant entry: _decode's inline predicate
-                        tcs = d.get("tool_calls")
-                        if tcs.__class__ is list and tcs:
-                            cls = tried[0][0]
-                        elif tcs is None and d.get("function_call") is None:
-                            cls = entry[0]
-                        else:
-                            cls = None
-                    else:
-                        cls = None
-                    if cls is not None:
-                        dec = DECODERS.get(cls)
-                        if dec is not None:
-                            return dec(cls, d)  # type: ignore[no-any-return]
+            cls: type[Message] | None
+            tried: Any
+            try:
+                cls, tried = reg._table[d["role"]]
+            except (KeyError, TypeError):
+                cls = tried = None
+            if tried:  # the assistant: the built-in entry's predicate read inline
+                if len(tried) == 1 and tried[0][1] is has_tool_calls:
+                    tcs = d.get("tool_calls")
+                    if tcs.__class__ is list and tcs:
+                        cls = tried[0][0]
+                    elif tcs is not None or d.get("function_call") is not None:
+                        cls = None  # _decode reads it (and reports what is wrong)
+                else:
+                    cls = None
+            if cls is not None:
+                try:
+                    dec = DECODERS[cls]
+                except KeyError:
+                    pass
+                else:
+                    return dec(cls, d)  # type: ignore[no-any-return]
             return _decode(d, reg)  # type: ignore[no-any-return]
         return _decode_any(d, reg, None)  # type: ignore[no-any-return]
     except DecodeError:

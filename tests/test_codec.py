@@ -1225,3 +1225,22 @@ def test_fresh_messages_encode_their_generated_id_and_time(m: Message, _: str) -
     d = encode(fresh)  # id and created_at not read before: formatted by the encoder
     assert d["id"] == fresh.id
     assert d["created_at"] == _timestamps.iso_utc(fresh.created_at)
+
+
+@pytest.mark.parametrize(
+    "role", [None, ["user"], {"a": 1}, 5, "SENTINEL-not-a-role", "Assistant ", b"user"]
+)
+def test_a_role_off_the_fast_path_fails_alone_with_its_own_error(role: Any) -> None:
+    # the decoder looks a dict's role up by subscript; what is not a plain role key
+    # goes the general way, and its error carries no KeyError or TypeError behind it
+    d = {"role": role, "content": "x"}
+    for value, where in ((d, "role"), ([d], "[0].role")):
+        if role == "Assistant ":  # read as a role, in both ways
+            out = dec(value)
+            assert type(out[0] if isinstance(out, list) else out) is AssistantMessage
+            continue
+        with pytest.raises(DecodeError) as info:
+            dec(value)
+        assert info.value.path == where
+        assert info.value.__context__ is None or info.value.__suppress_context__
+        assert info.value.__cause__ is None
