@@ -145,36 +145,47 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
         # what is not the usual type goes to a reader, which builds the path then.
         # The tag is read only for what is tagged.
         b = body if body.__class__ is dict else as_mapping(body, "")
-        model = b.get("model")
+        # hot path: the keys every response has are read by subscript (a get is a
+        # call, ~100 instructions), by get when one is missing (an error body)
+        try:
+            model = b["model"]
+            choices = b["choices"]
+            resp_id = b["id"]
+        except KeyError:
+            model, choices, resp_id = b.get("model"), b.get("choices"), b.get("id")
         if model is not None and model.__class__ is not str:
             model = opt_str(model, "model")
-        choices = b.get("choices")
         if choices.__class__ is not list or not choices:
             if choices is None and (b.get("error") is not None or b.get("object") == "error"):
                 # {"error": {...}}, or vLLM's flat {"object": "error", "message": ...}
                 err = b.get("error")
-                text, details = read_error(b, "") if err is None else read_error(err, "error")
+                said, details = read_error(b, "") if err is None else read_error(err, "error")
                 message = respond("", None, self.tag, (), None, None, details)
-                return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
+                return ChatResponse(message, FinishReason.ERROR, None, model, error=said)
             if not as_list(choices, "choices"):
                 raise DecodeError("no choices: the response carries no message", "choices")
-        resp_id = b.get("id")
         if resp_id is not None and resp_id.__class__ is not str:
             resp_id = opt_str(resp_id, "id")
-        ch = choices[0]  # type: ignore[index]
+        ch = choices[0]
         if ch.__class__ is not dict:
             ch = as_mapping(ch, "choices[0]")
-        msg = ch.get("message")
+        try:
+            msg = ch["message"]
+            raw_finish = ch["finish_reason"]
+        except KeyError:
+            msg, raw_finish = ch.get("message"), ch.get("finish_reason")
         if msg.__class__ is not dict:
             msg = as_mapping(msg, "choices[0].message")
         own: dict[str, Any] = {}
-        if len(choices) > 1:  # type: ignore[arg-type]
+        if len(choices) > 1:
             # n > 1: the answer is choice 0; the others are kept as they came
             own["choices"] = tuple(
-                freeze_decoded(c, f"choices[{k}]")
-                for k, c in enumerate(choices[1:], 1)  # type: ignore[index]
+                freeze_decoded(c, f"choices[{k}]") for k, c in enumerate(choices[1:], 1)
             )
-        text = msg.get("content")
+        try:
+            text = msg["content"]
+        except KeyError:
+            text = None
         thinking = ""
         if text is None:
             text = ""
@@ -238,7 +249,6 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
                 calls = (c,)
         if self.reasoning_blocks:
             reasoning = self._details(msg, "choices[0].message", own, reasoning)
-        raw_finish = ch.get("finish_reason")
         if raw_finish is None:
             finish = FinishReason.TOOL_CALLS if calls or invalid else FinishReason.STOP
         else:

@@ -203,13 +203,17 @@ def chat_usage(raw: object, path: str) -> Usage | None:
     u = raw if raw.__class__ is dict else as_mapping(raw, path)
     # hot path: plain non-negative ints pass; anything else goes through opt_int,
     # which builds the error path only then.
-    inp = u.get("prompt_tokens")
+    try:  # subscripts for the counts every usage has (a get is a call)
+        inp = u["prompt_tokens"]
+        out = u["completion_tokens"]
+        total = u["total_tokens"]
+    except KeyError:
+        inp, out = u.get("prompt_tokens"), u.get("completion_tokens")
+        total = u.get("total_tokens")
     if inp.__class__ is not int or inp < 0:
         inp = opt_int(inp, f"{path}.prompt_tokens") or 0
-    out = u.get("completion_tokens")
     if out.__class__ is not int or out < 0:
         out = opt_int(out, f"{path}.completion_tokens") or 0
-    total = u.get("total_tokens")
     if total.__class__ is not int or total < 0:
         total = opt_int(total, f"{path}.total_tokens")
         if total is None:
