@@ -182,10 +182,7 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             own["choices"] = tuple(
                 freeze_decoded(c, f"choices[{k}]") for k, c in enumerate(choices[1:], 1)
             )
-        try:
-            text = msg["content"]
-        except KeyError:
-            text = None
+        text = msg.get("content")  # (Groq leaves it out of a turn of calls)
         thinking = ""
         if text is None:
             text = ""
