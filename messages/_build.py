@@ -28,7 +28,7 @@ from ._fields import check_cache, check_created_at, check_id, check_mapping, che
 from ._frozen import EMPTY
 from ._ids import counter, new_id, time_ns
 from ._parts import TextPart
-from .errors import reject
+from .errors import ident, reject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,7 +127,30 @@ def _common(
         self.created_at = time_ns() if created_at is None else check_created_at(created_at)
 
 
+_OPTIONS = ("name", "metadata", "extras", "id", "created_at", "cache")
+_OPTION_NAMES = frozenset(_OPTIONS)
+
+
+def _options(self: Any, options: dict[str, Any]) -> tuple[Any, ...]:
+    """The common fields a message's ``__init__`` got as keywords, in ``_common``'s order;
+    an unknown keyword is a TypeError, as Python's own."""
+    for key in options:
+        if key not in _OPTION_NAMES:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument {ident(key)}"
+            )
+    return tuple([options.get(key) for key in _OPTIONS])
+
+
 # -- __init__ of the hot classes -------------------------------------------------------------
+#
+# The common fields (name, metadata, extras, id, created_at, cache) are keyword-only.
+# Each ``__init__`` takes them as ``**options``: a keyword-only parameter left at its
+# default costs a dict lookup per call in CPython 3.11 (~25 ns for the six of them,
+# of ~400 ns for ``UserMessage("...")``), an empty ``**options`` nothing of the kind,
+# and ``if options`` is one test where six ``is None`` were. Each ``__init__``'s
+# ``__wrapped__`` is a function with the keyword-only signature, which
+# ``inspect.signature`` shows.
 
 
 def content_message_init(
@@ -135,7 +158,29 @@ def content_message_init(
 ) -> Callable[..., None]:
     """The ``__init__`` of a message whose own field is ``content``; ``check`` checks it."""
 
-    def __init__(  # noqa: N807  (becomes the class's __init__)
+    def __init__(self: Any, content: Any, **options: Any) -> None:  # noqa: N807
+        common = _options(self, options) if options else None
+        if content.__class__ is not str:
+            content = check(content)
+        cls = self.__class__
+        try:
+            _set_class(self, _TWINS[cls])
+        except KeyError:
+            _set_class(self, twin_of(cls))
+        self.content = content
+        if common is None:
+            # hot path: the usual call passes only content (saves the _common call, ~70 ns)
+            self.name = None
+            self.metadata = EMPTY
+            self.extras = EMPTY
+            self.cache = None
+            self.created_at = time_ns()
+            self.id = _next()
+        else:
+            _common(self, *common)
+        self.__class__ = cls
+
+    def signature(  # the signature inspect shows (see above)
         self: Any,
         content: Any,
         *,
@@ -146,33 +191,9 @@ def content_message_init(
         created_at: Any = None,
         cache: Any = None,
     ) -> None:
-        if content.__class__ is not str:
-            content = check(content)
-        cls = self.__class__
-        try:
-            _set_class(self, _TWINS[cls])
-        except KeyError:
-            _set_class(self, twin_of(cls))
-        self.content = content
-        if (
-            name is None
-            and metadata is None
-            and extras is None
-            and id is None
-            and created_at is None
-            and cache is None
-        ):
-            # hot path: the usual call passes only content (saves the _common call, ~70 ns)
-            self.name = None
-            self.metadata = EMPTY
-            self.extras = EMPTY
-            self.cache = None
-            self.created_at = time_ns()
-            self.id = _next()
-        else:
-            _common(self, name, metadata, extras, id, created_at, cache)
-        self.__class__ = cls
+        """The message, from its content and the common fields."""
 
+    __init__.__wrapped__ = signature  # type: ignore[attr-defined]
     return __init__
 
 
@@ -188,14 +209,9 @@ def tool_result_message_init(
         content: Any,
         is_error: bool = False,
         tool_name: str | None = None,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: Any = None,
-        cache: Any = None,
+        **options: Any,
     ) -> None:
+        common = _options(self, options) if options else None
         if (
             tool_call_id.__class__ is not str
             or not tool_call_id
@@ -214,14 +230,7 @@ def tool_result_message_init(
         self.content = content
         self.is_error = is_error
         self.tool_name = tool_name
-        if (
-            name is None
-            and metadata is None
-            and extras is None
-            and id is None
-            and created_at is None
-            and cache is None
-        ):
+        if common is None:
             self.name = None
             self.metadata = EMPTY
             self.extras = EMPTY
@@ -229,9 +238,26 @@ def tool_result_message_init(
             self.created_at = time_ns()
             self.id = _next()
         else:
-            _common(self, name, metadata, extras, id, created_at, cache)
+            _common(self, *common)
         self.__class__ = cls
 
+    def signature(  # the signature inspect shows (see above)
+        self: Any,
+        tool_call_id: str,
+        content: Any,
+        is_error: bool = False,
+        tool_name: str | None = None,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: Any = None,
+        cache: Any = None,
+    ) -> None:
+        """The result message, from its own fields and the common fields."""
+
+    __init__.__wrapped__ = signature  # type: ignore[attr-defined]
     return __init__
 
 
@@ -247,14 +273,9 @@ def tool_call_message_init(
         tool_calls: Any = (),
         content: Any = None,
         invalid_tool_calls: Any = (),
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: Any = None,
-        cache: Any = None,
+        **options: Any,
     ) -> None:
+        common = _options(self, options) if options else None
         # hot path: one or two valid calls of the exact type, in a tuple, with distinct
         # ids and no invalid calls, need no set of ids
         if not (
@@ -282,14 +303,7 @@ def tool_call_message_init(
         self.tool_calls = tool_calls
         self.invalid_tool_calls = invalid_tool_calls
         self.content = content
-        if (
-            name is None
-            and metadata is None
-            and extras is None
-            and id is None
-            and created_at is None
-            and cache is None
-        ):
+        if common is None:
             self.name = None
             self.metadata = EMPTY
             self.extras = EMPTY
@@ -297,9 +311,25 @@ def tool_call_message_init(
             self.created_at = time_ns()
             self.id = _next()
         else:
-            _common(self, name, metadata, extras, id, created_at, cache)
+            _common(self, *common)
         self.__class__ = cls
 
+    def signature(  # the signature inspect shows (see above)
+        self: Any,
+        tool_calls: Any = (),
+        content: Any = None,
+        invalid_tool_calls: Any = (),
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: Any = None,
+        cache: Any = None,
+    ) -> None:
+        """The message of calls, from its own fields and the common fields."""
+
+    __init__.__wrapped__ = signature  # type: ignore[attr-defined]
     return __init__
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import pickle
 import sys
 import threading
@@ -28,6 +29,7 @@ from messages import (
     InvalidToolCall,
     Message,
     MessageRegistry,
+    SystemMessage,
     TextPart,
     ToolCall,
     ToolCallMessage,
@@ -162,6 +164,47 @@ def registry() -> Iterator[MessageRegistry]:
     reg.register("user", Checked, predicate=lambda d: "level" in d)
     reg.register("assistant", TracedTurn, predicate=lambda d: "trace" in d)
     yield reg
+
+
+_COMMON = ("name", "metadata", "extras", "id", "created_at", "cache")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: UserMessage("x", **kw),
+        lambda **kw: SystemMessage("x", **kw),
+        lambda **kw: AssistantMessage("x", **kw),
+        lambda **kw: ToolCallMessage((ToolCall("c", "f", {}),), **kw),
+        lambda **kw: ToolResultMessage("c", "x", **kw),
+    ],
+)
+def test_the_common_fields_are_keyword_only_with_their_checks(make: Any) -> None:
+    when = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    m = make(name="n", metadata={"a": 1}, extras={"b": 2}, id="i1", created_at=when)
+    assert (m.name, m.metadata, m.extras, m.id, m.created_at) == (
+        "n",
+        {"a": 1},
+        {"b": 2},
+        "i1",
+        when,
+    )
+    assert make(name=None, id=None).extras == {}  # a keyword given as None: its default
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nmae'"):
+        make(nmae="n")
+    with pytest.raises(ValidationError):
+        make(name=5)
+    with pytest.raises(ValidationError):
+        make(id="")
+    params = inspect.signature(type(m)).parameters
+    assert [p for p in params if params[p].kind is inspect.Parameter.KEYWORD_ONLY] == list(_COMMON)
+
+
+def test_a_common_field_cannot_be_given_by_position() -> None:
+    with pytest.raises(TypeError):
+        UserMessage("x", "n")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        ToolResultMessage("c", "x", False, "t", "n")  # type: ignore[call-arg]
 
 
 def test_a_subclass_constructs_with_keywords_and_checks_like_its_base() -> None:
