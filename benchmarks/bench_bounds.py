@@ -39,7 +39,7 @@ from bench_core import PlainToolCall, PlainToolCallMessage
 from messages import Message, ToolCall, ToolCallMessage, _build, from_json, to_dict, to_json
 from messages._frozen import EMPTY, FrozenDict, thaw
 from messages._ids import DERIVED_ID_PREFIX, derive_call_id
-from messages._part_codec import _scan_once
+from messages._part_codec import scan_once
 from messages.providers import ChatResponse, get_provider
 from messages.providers._base import make_response, make_usage
 
@@ -102,7 +102,7 @@ def response_builder(name: str, r: ChatResponse) -> Callable[[], ChatResponse]:
             if derived:  # the wire had no id: one is derived (its cost; the same id is kept)
                 derive_call_id(DERIVED_ID_PREFIX, name, seed, j, cname)
             if text_args:
-                calls.append(_call(cid, cname, FrozenDict(_scan_once(args, 0)[0]), args, ex))
+                calls.append(_call(cid, cname, FrozenDict(scan_once(args, 0)[0]), args, ex))
             else:
                 calls.append(_call(cid, cname, FrozenDict(args), None, ex))
         usage = make_usage(*counts)
@@ -180,12 +180,12 @@ def _floor() -> PlainToolCallMessage:
 
 def _from_json_bound(text: str) -> ToolCallMessage:
     # the mandated work: the scan, the argument scans, their copies, the objects
-    d = _scan_once(text, 0)[0]
+    d = scan_once(text, 0)[0]
     calls = []
     for c in d["tool_calls"]:
         fn = c["function"]
         raw = fn["arguments"]
-        calls.append(_call(c["id"], fn["name"], FrozenDict(_scan_once(raw, 0)[0]), raw))
+        calls.append(_call(c["id"], fn["name"], FrozenDict(scan_once(raw, 0)[0]), raw))
     return _build.plain_tool_call_message(
         ToolCallMessage, tuple(calls), None, (), d["id"], d["created_at"]
     )

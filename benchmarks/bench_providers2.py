@@ -190,23 +190,18 @@ def merging_conversation(n: int = 100) -> list[Message]:
     return out[:n]
 
 
-def _merging_rows() -> list[Row]:
-    ms = merging_conversation()
+def _one_format_row(name: str, ms: list[Message], what: str) -> Row:
+    """``format_request`` per message of one provider on ``ms``, beside ``to_dict``."""
     n = len(ms)
     t = compare(
-        {
-            "anthropic": partial(get_provider("anthropic").format_request, ms),
-            "to_dict": partial(to_dict, ms),
-        }
+        {"format": partial(get_provider(name).format_request, ms), "to_dict": partial(to_dict, ms)}
     )
-    return [
-        (
-            f"format_request per message, anthropic ({n} msgs, merged turns)",
-            t["anthropic"] / n,
-            t["to_dict"] / n,
-            "to_dict per message",
-        )
-    ]
+    return (
+        f"format_request per message, {name} ({n} msgs, {what})",
+        t["format"] / n,
+        t["to_dict"] / n,
+        "to_dict per message",
+    )
 
 
 def gemini_replies(n: int = 100) -> list[Message]:
@@ -226,29 +221,15 @@ def gemini_replies(n: int = 100) -> list[Message]:
     return out[:n]
 
 
-def _replies_rows() -> list[Row]:
-    ms = gemini_replies()
-    n = len(ms)
-    t = compare(
-        {
-            "gemini": partial(get_provider("gemini").format_request, ms),
-            "to_dict": partial(to_dict, ms),
-        }
-    )
-    return [
-        (
-            f"format_request per message, gemini ({n} msgs, its signed replies)",
-            t["gemini"] / n,
-            t["to_dict"] / n,
-            "to_dict per message",
-        )
-    ]
-
-
 def bench_providers2() -> list[Row]:
     """Every Anthropic and Gemini row (see the module docstring)."""
-    rows = format_rows(conversation(system=SYSTEM), NAMES) + _merging_rows() + _replies_rows()
-    return rows + _parse_rows() + _stream_rows()
+    return [
+        *format_rows(conversation(system=SYSTEM), NAMES),
+        _one_format_row("anthropic", merging_conversation(), "merged turns"),
+        _one_format_row("gemini", gemini_replies(), "its signed replies"),
+        *_parse_rows(),
+        *_stream_rows(),
+    ]
 
 
 def profile() -> None:

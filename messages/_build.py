@@ -148,13 +148,21 @@ def _options(self: Any, options: dict[str, Any]) -> tuple[Any, ...]:
 # Each ``__init__`` takes them as ``**options``: a keyword-only parameter left at its
 # default costs a dict lookup per call in CPython 3.11 (~25 ns for the six of them,
 # of ~400 ns for ``UserMessage("...")``), an empty ``**options`` nothing of the kind,
-# and ``if options`` is one test where six ``is None`` were. Each ``__init__``'s
-# ``__wrapped__`` is a function with the keyword-only signature, which
-# ``inspect.signature`` shows.
+# and ``if options`` is one test where six ``is None`` were. ``signature`` is the
+# class's declared ``__init__`` (the typed one in ``_message``): the ``__init__``
+# made here takes its name and docstring, and ``inspect.signature`` shows its
+# signature through ``__wrapped__``.
+
+
+def _signed(init: Callable[..., None], signature: Callable[..., None]) -> Callable[..., None]:
+    init.__wrapped__ = signature  # type: ignore[attr-defined]
+    init.__qualname__ = signature.__qualname__
+    init.__doc__ = signature.__doc__
+    return init
 
 
 def content_message_init(
-    check: Callable[[object], Any],
+    check: Callable[[object], Any], signature: Callable[..., None]
 ) -> Callable[..., None]:
     """The ``__init__`` of a message whose own field is ``content``; ``check`` checks it."""
 
@@ -180,26 +188,13 @@ def content_message_init(
             _common(self, *common)
         self.__class__ = cls
 
-    def signature(  # the signature inspect shows (see above)
-        self: Any,
-        content: Any,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: Any = None,
-        cache: Any = None,
-    ) -> None:
-        """The message, from its content and the common fields."""
-
-    __init__.__wrapped__ = signature  # type: ignore[attr-defined]
-    return __init__
+    return _signed(__init__, signature)
 
 
 def tool_result_message_init(
     check: Callable[[object], Any],
     check_head: Callable[[object, object, object], tuple[str, bool, str | None]],
+    signature: Callable[..., None],
 ) -> Callable[..., None]:
     """The ``__init__`` of ToolResultMessage; ``check_head`` checks id, is_error and tool_name."""
 
@@ -241,30 +236,14 @@ def tool_result_message_init(
             _common(self, *common)
         self.__class__ = cls
 
-    def signature(  # the signature inspect shows (see above)
-        self: Any,
-        tool_call_id: str,
-        content: Any,
-        is_error: bool = False,
-        tool_name: str | None = None,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: Any = None,
-        cache: Any = None,
-    ) -> None:
-        """The result message, from its own fields and the common fields."""
-
-    __init__.__wrapped__ = signature  # type: ignore[attr-defined]
-    return __init__
+    return _signed(__init__, signature)
 
 
 def tool_call_message_init(
     call_type: type,
     check_content: Callable[[object], Any],
     check_calls: Callable[[object, object], tuple[tuple[Any, ...], tuple[Any, ...]]],
+    signature: Callable[..., None],
 ) -> Callable[..., None]:
     """The ``__init__`` of ToolCallMessage; ``check_calls`` checks both call tuples."""
 
@@ -314,23 +293,7 @@ def tool_call_message_init(
             _common(self, *common)
         self.__class__ = cls
 
-    def signature(  # the signature inspect shows (see above)
-        self: Any,
-        tool_calls: Any = (),
-        content: Any = None,
-        invalid_tool_calls: Any = (),
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: Any = None,
-        cache: Any = None,
-    ) -> None:
-        """The message of calls, from its own fields and the common fields."""
-
-    __init__.__wrapped__ = signature  # type: ignore[attr-defined]
-    return __init__
+    return _signed(__init__, signature)
 
 
 def tool_call_init(

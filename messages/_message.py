@@ -451,22 +451,21 @@ class SystemMessage(Message):
     content: str = field(repr=False)
     role = MessageRole.SYSTEM
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        content: str,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
 
-        def __init__(
-            self,
-            content: str,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
-
-    else:
-        __init__ = content_message_init(_system_content)
+    if not TYPE_CHECKING:  # the same signature, made fast in _build
+        __init__ = content_message_init(_system_content, __init__)
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
@@ -480,22 +479,21 @@ class DeveloperMessage(Message):
     content: str = field(repr=False)
     role = MessageRole.DEVELOPER
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        content: str,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
 
-        def __init__(
-            self,
-            content: str,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
-
-    else:
-        __init__ = content_message_init(_system_content)
+    if not TYPE_CHECKING:  # the same signature, made fast in _build
+        __init__ = content_message_init(_system_content, __init__)
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
@@ -509,22 +507,21 @@ class UserMessage(Message):
     content: str | tuple[ContentPart, ...] = field(repr=False)
     role = MessageRole.USER
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        content: Content,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
 
-        def __init__(
-            self,
-            content: Content,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
-
-    else:
-        __init__ = content_message_init(_user_content)
+    if not TYPE_CHECKING:  # the same signature, made fast in _build
+        __init__ = content_message_init(_user_content, __init__)
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
@@ -541,22 +538,21 @@ class AssistantMessage(Message):
     content: str | tuple[ContentPart, ...] | None = field(repr=False)
     role = MessageRole.ASSISTANT
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        content: Content,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
 
-        def __init__(
-            self,
-            content: Content,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
-
-    else:
-        __init__ = content_message_init(_assistant_content)
+    if not TYPE_CHECKING:  # the same signature, made fast in _build
+        __init__ = content_message_init(_assistant_content, __init__)
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
@@ -618,24 +614,23 @@ class ToolCallMessage(AssistantMessage):
     invalid_tool_calls: tuple[InvalidToolCall, ...] = ()
     __match_args__ = ("tool_calls", "content", "invalid_tool_calls")
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        tool_calls: Sequence[ToolCall] = (),
+        content: Content | None = None,
+        invalid_tool_calls: Sequence[InvalidToolCall] = (),
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its calls and content and the common fields (keyword-only)."""
 
-        def __init__(
-            self,
-            tool_calls: Sequence[ToolCall] = (),
-            content: Content | None = None,
-            invalid_tool_calls: Sequence[InvalidToolCall] = (),
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
-
-    else:
-        __init__ = tool_call_message_init(ToolCall, _assistant_content, check_tool_calls)
+    if not TYPE_CHECKING:  # the same signature, made fast in _build
+        __init__ = tool_call_message_init(ToolCall, _assistant_content, check_tool_calls, __init__)
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
@@ -681,25 +676,24 @@ class ToolResultMessage(Message):
     tool_name: str | None = None
     role = MessageRole.TOOL
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        tool_call_id: str,
+        content: Content,
+        is_error: bool = False,
+        tool_name: str | None = None,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from the result's fields and the common fields (keyword-only)."""
 
-        def __init__(
-            self,
-            tool_call_id: str,
-            content: Content,
-            is_error: bool = False,
-            tool_name: str | None = None,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
-
-    else:
-        __init__ = tool_result_message_init(_tool_content, _result_head)
+    if not TYPE_CHECKING:  # the same signature, made fast in _build
+        __init__ = tool_result_message_init(_tool_content, _result_head, __init__)
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)

@@ -38,6 +38,7 @@ __all__ = [
     "object_text",
     "plain",
     "part_from_dict",
+    "scan_once",
     "part_to_dict",
     "tool_call_from_dict",
     "tool_call_to_dict",
@@ -253,14 +254,17 @@ def _refuse_constant(name: str) -> NoReturn:
 # json.loads / _json.loads (which add two whitespace regex matches and a Python
 # frame). Anything unusual (surrounding whitespace, trailing data, any error) goes
 # to _json.loads, which gives the documented DecodeError.
-_scan_once = json.JSONDecoder(parse_constant=_refuse_constant).scan_once  # type: ignore[attr-defined]
+scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
+    parse_constant=_refuse_constant
+).scan_once  # type: ignore[attr-defined]
+"""The C scanner of a JSON value at an index: ``(value, end)``, or an exception."""
 _BLANK = object()
 
 
 def _parse(text: str, path: str) -> Any:
     """Parse JSON text (``_BLANK`` for an empty or all-whitespace text); DecodeError on failure."""
     try:
-        value, end = _scan_once(text, 0)
+        value, end = scan_once(text, 0)
     except Exception:
         pass
     else:
@@ -610,7 +614,7 @@ def object_text(text: str) -> FrozenDict | None:
     """
     # Hot path: tool arguments in provider responses, as in _dec_call.
     try:
-        value, end = _scan_once(text, 0)
+        value, end = scan_once(text, 0)
     except Exception:
         return None
     if value.__class__ is not dict or end != len(text):
@@ -686,7 +690,7 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
                 name = str(name)
             if args.__class__ is str:
                 try:
-                    value_, end = _scan_once(args, 0)
+                    value_, end = scan_once(args, 0)
                 except Exception:
                     value_ = end = None
                 if value_.__class__ is dict and end == len(args):

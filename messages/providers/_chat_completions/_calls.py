@@ -17,10 +17,10 @@ from typing import Any
 
 from ..._build import tool_call
 from ..._fields import check_tool_name, known_tool_name
-from ..._frozen import EMPTY, FrozenDict
+from ..._frozen import EMPTY, SCALARS, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from ..._json import json_type
-from ..._part_codec import object_text
+from ..._part_codec import object_text, scan_once
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
 from .._base import Provider, as_list, as_mapping, freeze_decoded, raw_json_text
@@ -65,8 +65,25 @@ def read_calls(
         # hot path: arguments that are exactly the text of a JSON object are scanned
         # once, here (the C scanner, see _part_codec); with a known name and an id the
         # call is built here too (~0.2 us less per call). Anything else, and every
-        # error, goes to _call with what was read and scanned.
-        frozen = object_text(args) if args.__class__ is str else None
+        # error, goes to _call with what was read and scanned. A flat object is
+        # object_text written out (no frame: OpenAI two-call parse 64,490 -> 63,641
+        # instructions); anything nested goes to object_text itself.
+        frozen: Any = None
+        if args.__class__ is str:
+            try:
+                frozen, end = scan_once(args, 0)
+            except Exception:
+                frozen = None
+            else:
+                if frozen.__class__ is not dict or end != len(args):
+                    frozen = None
+                else:
+                    for v in frozen.values():
+                        if v.__class__ not in SCALARS:
+                            frozen = object_text(args)
+                            break
+                    else:
+                        frozen = FrozenDict(frozen) if frozen else EMPTY
         # keys beside id, type and function (or name and arguments): kept (hot path: two
         # len() and one in-test a call tell the usual call)
         kept = EMPTY
