@@ -554,15 +554,21 @@ class OllamaProvider(FormattingProvider):
 
     def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         b = body if body.__class__ is dict else as_mapping(body, "")
-        # hot path: opt_str only when a value is not a str (it then reports or passes None)
-        model = b.get("model")
+        # hot path: the keys of a finished response read by subscript (a get is a call),
+        # by get when one is missing (an error body, a hand-made one); opt_str only when
+        # a value is not a str (it then reports or passes None)
+        try:
+            model = b["model"]
+            msg = b["message"]
+            done_reason = b["done_reason"]
+        except KeyError:
+            model, msg, done_reason = b.get("model"), b.get("message"), b.get("done_reason")
         if model.__class__ is not str:
             model = opt_str(model, "model")
         if "message" not in b and b.get("error") is not None:
-            text, details = read_error(b["error"], "error")
+            said, details = read_error(b["error"], "error")
             message = respond("", None, self.tag, (), None, None, details)
-            return ChatResponse(message, FinishReason.ERROR, None, model, error=text)
-        msg = b.get("message")
+            return ChatResponse(message, FinishReason.ERROR, None, model, error=said)
         if msg.__class__ is not dict:
             msg = as_mapping(msg, "message")
         content = msg.get("content")
@@ -576,7 +582,6 @@ class OllamaProvider(FormattingProvider):
         if raw_calls is not None:
             seed = f"{model}|{opt_str(b.get('created_at'), 'created_at')}"
             calls, invalid = _calls(raw_calls, "message.tool_calls", seed, 0)
-        done_reason = b.get("done_reason")
         if done_reason.__class__ is not str:
             done_reason = opt_str(done_reason, "done_reason")
         # no counts and no ``done: true``: the body carries no statistics (an

@@ -27,23 +27,32 @@ def read_response(body: Mapping[str, Any], tag: str) -> ChatResponse:
     """A response body as a ChatResponse (an ``error`` body gives an ERROR response)."""
     if body.__class__ is not dict:
         body = fast_mapping(body, "")
-    if body.get("type") == "error":
+    # hot path: the keys every Messages response has read by subscript (a get is a
+    # call), by get when one is missing (an error body, a partial one)
+    try:
+        kind = body["type"]
+        role = body["role"]
+        blocks = body["content"]
+        raw_usage = body["usage"]
+        stop = body["stop_reason"]
+        model = body["model"]
+        resp_id = body["id"]
+    except KeyError:
+        kind, role, blocks = body.get("type"), body.get("role"), body.get("content")
+        raw_usage, stop = body.get("usage"), body.get("stop_reason")
+        model, resp_id = body.get("model"), body.get("id")
+    if kind == "error":
         return error_response(body.get("error"), "error")
-    role = body.get("role")
     if role is not None and role != "assistant":
         raise DecodeError("expected role 'assistant'", "role")
-    blocks = body.get("content")
     if blocks.__class__ is not list:
         blocks = fast_list(blocks, "content")
-    usage = read_usage(body.get("usage"), "usage")
-    # hot path: opt_str only when the value is not a str (it then reports or passes None)
-    stop = body.get("stop_reason")
+    usage = read_usage(raw_usage, "usage")
+    # opt_str only when the value is not a str (it then reports or passes None)
     if stop.__class__ is not str:
         stop = opt_str(stop, "stop_reason")
-    model = body.get("model")
     if model.__class__ is not str:
         model = opt_str(model, "model")
-    resp_id = body.get("id")
     if resp_id.__class__ is not str:
         resp_id = opt_str(resp_id, "id")
     details = body.get("stop_details")
@@ -80,10 +89,13 @@ def read_usage(raw: Any, path: str) -> Usage | None:
         return None
     u = raw if raw.__class__ is dict else fast_mapping(raw, path)
     # hot path: plain non-negative ints need no call (count checks the rest)
-    inp = u.get("input_tokens")
+    try:  # subscripts for the two counts every usage has
+        inp = u["input_tokens"]
+        out = u["output_tokens"]
+    except KeyError:
+        inp, out = u.get("input_tokens"), u.get("output_tokens")
     if inp.__class__ is not int or inp < 0:
         inp = count(u, "input_tokens", path)
-    out = u.get("output_tokens")
     if out.__class__ is not int or out < 0:
         out = count(u, "output_tokens", path)
     creation = u.get("cache_creation_input_tokens")

@@ -321,33 +321,48 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
     A body with no candidates is a blocked prompt (CONTENT_FILTER) when
     ``promptFeedback.blockReason`` says so, else a DecodeError at ``candidates``.
     """
-    body = fast_mapping(body, "")
-    error = body.get("error")
-    if error is not None and isinstance(error, Mapping):
-        return ChatResponse(
-            AssistantMessage(""), FinishReason.ERROR, None, None, error=error_text(error, "error")
-        )
+    # hot path: the keys of the usual REST body read by subscript (a get is a call),
+    # by get when one is missing (an error body, the proto spelling); the exact-type
+    # checks written out (fast_mapping's frame ~500 instructions)
+    if body.__class__ is not dict:
+        body = fast_mapping(body, "")
+    if "error" in body:
+        error = body["error"]
+        if error is not None and isinstance(error, Mapping):
+            return ChatResponse(
+                AssistantMessage(""),
+                FinishReason.ERROR,
+                None,
+                None,
+                error=error_text(error, "error"),
+            )
+    try:
+        candidates = body["candidates"]
+        usage = body["usageMetadata"]
+        model = body["modelVersion"]
+        response_id = body["responseId"]
+    except KeyError:
+        candidates, usage = body.get("candidates"), body.get("usageMetadata")
+        model, response_id = body.get("modelVersion"), body.get("responseId")
     key = "usageMetadata"
-    usage = body.get(key)
     if usage is None:
         key = "usage_metadata"
         usage = body.get(key)
     if usage is not None:
         usage = read_usage(usage, key)
-    # hot path: a string in the REST spelling is taken as it is; anything else (absent,
-    # the proto spelling, not a string) goes to opt_field
-    model = body.get("modelVersion")
+    # a string in the REST spelling is taken as it is; anything else (absent, the
+    # proto spelling, not a string) goes to opt_field
     if model.__class__ is not str:
         model = opt_field(body, "modelVersion", "")
-    response_id = body.get("responseId")
     if response_id.__class__ is not str:
         response_id = opt_field(body, "responseId", "")
-    candidates = body.get("candidates")
-    if candidates is not None:
+    if candidates is not None and candidates.__class__ is not list:
         candidates = fast_list(candidates, "candidates")
     if not candidates:
         return _blocked(body, usage, model, response_id)
-    cand = fast_mapping(candidates[0], "candidates[0]")
+    cand = candidates[0]
+    if cand.__class__ is not dict:
+        cand = fast_mapping(cand, "candidates[0]")
     raw_finish = cand.get("finishReason")
     if raw_finish.__class__ is not str:
         raw_finish = opt_field(cand, "finishReason", "candidates[0]")
@@ -358,11 +373,14 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
         acc.candidate = candidate_rest(cand, "candidates[0]")
     content = cand.get("content")
     if content is not None:
-        content = fast_mapping(content, "candidates[0].content")
+        if content.__class__ is not dict:
+            content = fast_mapping(content, "candidates[0].content")
         parts = content.get("parts")
         if parts is not None:
             prefix = "candidates[0].content.parts"
-            for pi, part in enumerate(fast_list(parts, prefix)):
+            if parts.__class__ is not list:
+                parts = fast_list(parts, prefix)
+            for pi, part in enumerate(parts):
                 acc.part(part, prefix, pi)
     message = acc.message(usage)
     # hot path: the builder called as it is (make_response's frame ~500 instructions),

@@ -311,7 +311,7 @@ def _count(value: Any, path: str) -> int | None:
 
 def read_usage(raw: Any, path: str) -> Usage:
     """A ``usageMetadata`` object as Usage: thoughts count as output (MANIFEST conventions)."""
-    u = fast_mapping(raw, path)
+    u = raw if raw.__class__ is dict else fast_mapping(raw, path)
     # one spelling per object (a dumped google-genai object has the proto names)
     prompt_key, candidates_key, thoughts_key, total_key, cached_key, tool_key = (
         _USAGE_FIELDS
