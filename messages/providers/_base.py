@@ -626,7 +626,7 @@ def guarded(path: str = "") -> Callable[[_F], _F]:
 
 def is_derived_id(call_id: str) -> bool:
     """True when ``call_id`` was made up by this package (the wire carried none)."""
-    return call_id.startswith(DERIVED_ID_PREFIX) and len(call_id) == len(DERIVED_ID_PREFIX) + 24
+    return len(call_id) == len(DERIVED_ID_PREFIX) + 24 and call_id.startswith(DERIVED_ID_PREFIX)
 
 
 def fast_mapping(value: Any, path: str) -> Mapping[str, Any]:

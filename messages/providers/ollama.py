@@ -381,7 +381,7 @@ class OllamaProvider(FormattingProvider):
                             "arguments": plain_arguments(tc.arguments),
                         }
                         # A derived id was never on the wire: leave it out, as it came.
-                        if cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN:
+                        if len(cid) == _DERIVED_LEN and cid.startswith(DERIVED_ID_PREFIX):
                             wire.append({"function": fn})
                         else:
                             wire.append({"id": cid, "function": fn})
@@ -395,7 +395,7 @@ class OllamaProvider(FormattingProvider):
                 c = m.content
                 d = {"role": "tool"}
                 cid = m.tool_call_id
-                if not (cid.startswith(DERIVED_ID_PREFIX) and len(cid) == _DERIVED_LEN):
+                if not (len(cid) == _DERIVED_LEN and cid.startswith(DERIVED_ID_PREFIX)):
                     d["tool_call_id"] = cid
                 tool_name = m.tool_name or names.get(cid)
                 if tool_name:
@@ -522,7 +522,7 @@ class OllamaProvider(FormattingProvider):
                 "name": c.name,
                 "arguments": {} if args is None else plain_arguments(args),
             }
-            derived = c.id.startswith(DERIVED_ID_PREFIX) and len(c.id) == _DERIVED_LEN
+            derived = len(c.id) == _DERIVED_LEN and c.id.startswith(DERIVED_ID_PREFIX)
             wire.append({"function": fn} if derived else {"id": c.id, "function": fn})
 
     def _tool_content(

@@ -248,7 +248,9 @@ class ChatCompletionsStream(CountingStream):
             else:
                 out = self._chunks(c)
         # hot path: keys most deltas lack are tested with ``in`` (no call), then read
-        r = delta["reasoning"] if "reasoning" in delta else None
+        r = None
+        if "reasoning" in delta:
+            r = delta["reasoning"]
         if r is None and "reasoning_content" in delta:
             r = delta["reasoning_content"]
         if self.blocks_key is not None:
@@ -265,16 +267,24 @@ class ChatCompletionsStream(CountingStream):
             self._reasoning.append(r)
             out = (*out, stream_delta(StreamDelta, "reasoning", r, None))
         # KEPT_LISTS (hot path: written out, ~460 instructions a chunk less than a loop)
-        if "annotations" in delta and delta["annotations"]:
-            self._add_listed("annotations", delta["annotations"])
-        if "executed_tools" in delta and delta["executed_tools"]:
-            self._add_listed("executed_tools", delta["executed_tools"])
-        tcs = delta["tool_calls"] if "tool_calls" in delta else None
+        if "annotations" in delta:
+            listed = delta["annotations"]
+            if listed:
+                self._add_listed("annotations", listed)
+        if "executed_tools" in delta:
+            listed = delta["executed_tools"]
+            if listed:
+                self._add_listed("executed_tools", listed)
+        tcs = None
+        if "tool_calls" in delta:
+            tcs = delta["tool_calls"]
         if tcs:
             out = out + self._tool_deltas(tcs)
         elif "function_call" in delta and delta["function_call"] is not None:
             out = out + self._legacy_delta(delta["function_call"])
-        refusal = delta["refusal"] if "refusal" in delta else None
+        refusal = None
+        if "refusal" in delta:
+            refusal = delta["refusal"]
         if refusal:
             if refusal.__class__ is not str:
                 raise DecodeError(
