@@ -514,10 +514,12 @@ def from_dict(d: Any, registry: MessageRegistry | None = None) -> Message | list
                 cls = tried = None
             if tried:  # the assistant: the built-in entry's predicate read inline
                 if len(tried) == 1 and tried[0][1] is has_tool_calls:
-                    tcs = d.get("tool_calls")
+                    tcs = None
+                    if "tool_calls" in d:  # ``in``: no call (a plain answer lacks the key)
+                        tcs = d["tool_calls"]
                     if tcs.__class__ is list and tcs:
                         cls = tried[0][0]
-                    elif tcs is not None or d.get("function_call") is not None:
+                    elif tcs is not None or "function_call" in d:
                         cls = None  # _decode reads it (and reports what is wrong)
                 else:
                     cls = None

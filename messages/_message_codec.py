@@ -493,7 +493,10 @@ _dec_content_assistant = _content_decoder(_read_assistant_content, _ASSISTANT_KE
 
 
 def _dec_assistant(cls: Any, d: Mapping[str, Any]) -> Any:
-    if d.get("tool_calls") or d.get("function_call") is not None:
+    # hot path: ``in`` first (no call): a plain answer has neither key
+    if ("tool_calls" in d or "function_call" in d) and (
+        d.get("tool_calls") or d.get("function_call") is not None
+    ):
         _fail(
             f"{cls.__name__} cannot hold tool calls; register a ToolCallMessage class for them",
             "tool_calls",
