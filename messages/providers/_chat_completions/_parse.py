@@ -151,8 +151,10 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             model = b["model"]
             choices = b["choices"]
             resp_id = b["id"]
+            raw_usage = b["usage"]
         except KeyError:
             model, choices, resp_id = b.get("model"), b.get("choices"), b.get("id")
+            raw_usage = b.get("usage")
         if model is not None and model.__class__ is not str:
             model = opt_str(model, "model")
         if choices.__class__ is not list or not choices:
@@ -254,9 +256,9 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
             finish = self.finish_reasons.get(raw_finish, FinishReason.OTHER)
         more = None
         if self.custom_usage:
-            usage, more = self._usage(b.get("usage"), "usage")
+            usage, more = self._usage(raw_usage, "usage")
         else:
-            usage = chat_usage(b.get("usage"), "usage")
+            usage = chat_usage(raw_usage, "usage")
         tag = self.tag if reasoning or own else ""
         message = respond(
             text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid, more
