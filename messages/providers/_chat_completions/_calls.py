@@ -87,7 +87,12 @@ def read_calls(
         # keys beside id, type and function (or name and arguments): kept (hot path: two
         # len() and one in-test a call tell the usual call)
         kept = EMPTY
-        if len(tc) != 3 or len(fn) != 2 or "type" not in tc:
+        # (Mistral numbers its calls: an ``index`` beside them is not kept either)
+        if (
+            len(fn) != 2
+            or "type" not in tc
+            or (len(tc) != 3 and (len(tc) != 4 or "index" not in tc))
+        ):
             kept = _kept_keys(tc, fn, f"{path}[{j}]", provider.tag)
         if (
             frozen is not None
