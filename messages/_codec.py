@@ -308,6 +308,8 @@ def to_dict(x: Encodable | Sequence[Encodable]) -> dict[str, Any] | list[dict[st
     try:
         enc = _ENCODERS[type(x)]
     except KeyError:
+        enc = None
+    if enc is None:  # resolved outside the except clause: its error chains no KeyError
         enc = _encoder_for(type(x))
     return enc(x)  # type: ignore[no-any-return]
 
@@ -317,6 +319,8 @@ def message_to_dict(m: Message) -> dict[str, Any]:
     try:  # as in to_dict
         enc = _ENCODERS[type(m)]
     except KeyError:
+        enc = None
+    if enc is None:
         enc = _encoder_for(type(m))
     return enc(m)  # type: ignore[no-any-return]
 
@@ -370,6 +374,8 @@ def to_json(x: Encodable | Sequence[Encodable]) -> str:
     try:  # as in to_dict
         enc = _SHARED_ENCODERS[type(x)]
     except KeyError:
+        enc = None
+    if enc is None:
         enc = _encoder_for(type(x), _SHARED_ENCODERS, True)
     d = enc(x)
     try:
@@ -466,10 +472,13 @@ def _decode_list(value: Sequence[Any], registry: MessageRegistry, want: type | N
             # hot path: a role with one class (all but assistant) goes straight to its
             # decoder, as in from_dict: no _decode frame, ~500 instructions a message
             if want is None and item.__class__ is dict:
-                try:  # subscripts, as in from_dict
-                    cls, tried = table[item["role"]]
+                try:  # subscripts, as in from_dict (a str role only)
+                    role = item["role"]
+                    if role.__class__ is not str:
+                        raise KeyError
+                    cls, tried = table[role]
                     dec = DECODERS[cls]
-                except (KeyError, TypeError):
+                except KeyError:
                     pass
                 else:
                     if not tried:
@@ -503,14 +512,17 @@ def from_dict(d: Any, registry: MessageRegistry | None = None) -> Message | list
     # is a try block, free until something is raised. The role, its table entry and
     # the decoder are read by subscript (a get is a call: from_dict of a UserMessage
     # 10,578 -> 9,477 instructions, 1.05x -> 0.94x the baseline); a missing or unusual role (not a key of the table,
-    # or unhashable) goes to _decode, outside the except clause (no chained KeyError).
+    # or not a str) goes to _decode, outside the except clause (no chained KeyError).
     try:
         if d.__class__ is dict:
             cls: type[Message] | None
             tried: Any
             try:
-                cls, tried = reg._table[d["role"]]
-            except (KeyError, TypeError):
+                role = d["role"]
+                if role.__class__ is not str:  # an object equal to a role's str is no role
+                    raise KeyError
+                cls, tried = reg._table[role]
+            except KeyError:
                 cls = tried = None
             if tried:  # the assistant: the built-in entry's predicate read inline
                 if len(tried) == 1 and tried[0][1] is has_tool_calls:

@@ -1244,3 +1244,21 @@ def test_a_role_off_the_fast_path_fails_alone_with_its_own_error(role: Any) -> N
         assert info.value.path == where
         assert info.value.__context__ is None or info.value.__suppress_context__
         assert info.value.__cause__ is None
+
+
+def test_an_object_equal_to_a_role_string_is_not_a_role() -> None:
+    from collections import UserString
+
+    d = {"role": UserString("user"), "content": "x"}
+    for value, where in ((d, "role"), ([d], "[0].role")):
+        with pytest.raises(DecodeError) as info:
+            dec(value)
+        assert info.value.path == where
+
+
+def test_an_object_with_no_encoder_fails_alone() -> None:
+    encoders: list[Any] = [to_dict, to_json]
+    for encode in encoders:
+        with pytest.raises(ValidationError) as info:
+            encode(object())
+        assert info.value.__context__ is None

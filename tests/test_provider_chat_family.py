@@ -777,6 +777,37 @@ def test_keys_of_a_call_entry_it_has_no_field_for_go_back_to_their_provider(name
     assert m.tool_calls[0].extras == {}
 
 
+@pytest.mark.parametrize("name", ["openai", "mistral"])
+@pytest.mark.parametrize("drop", [(), ("id",), ("index",), ("id", "index")])
+def test_a_call_key_is_kept_whichever_usual_keys_the_entry_lacks(
+    name: str, drop: tuple[str, ...]
+) -> None:
+    # the parser tells the usual entry (id, type, function, maybe index) by its size;
+    # an entry of that size that lacks one of them still keeps the key it has instead
+    call: dict[str, Any] = {
+        "id": "abcdefghi",
+        "type": "function",
+        "index": 0,
+        "function": {"name": "lookup", "arguments": '{"q":"x"}'},
+        "call_ref": "r1",
+    }
+    for key in drop:
+        del call[key]
+    body = {
+        "id": "r",
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+            }
+        ],
+    }
+    (c,) = get_provider(name).parse_response(body).message.tool_calls
+    assert c.extras == {name: {"keys": {"call_ref": "r1"}}}
+
+
 def test_a_stream_chunk_with_choice_0_after_another_keeps_the_answer() -> None:
     acc = get_provider("openai").stream()
     acc.feed(

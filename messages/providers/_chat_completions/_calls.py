@@ -85,12 +85,13 @@ def read_calls(
                     else:
                         frozen = FrozenDict(frozen) if frozen else EMPTY
         # keys beside id, type and function (or name and arguments): kept (hot path: two
-        # len() and one in-test a call tell the usual call)
+        # len() and two in-tests a call tell the usual call)
         kept = EMPTY
         # (Mistral numbers its calls: an ``index`` beside them is not kept either)
         if (
             len(fn) != 2
             or "type" not in tc
+            or "id" not in tc
             or (len(tc) != 3 and (len(tc) != 4 or "index" not in tc))
         ):
             kept = _kept_keys(tc, fn, f"{path}[{j}]", provider.tag)
