@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from . import _ids, _json
-from ._frozen import _SCALARS, EMPTY, FrozenDict, freeze_mapping
+from ._frozen import EMPTY, FrozenDict, freeze_mapping
 from ._parts import AudioPart, FilePart, ImagePart, ReasoningPart, TextPart
 from .errors import DecodeError, ValidationError, ident, reject
 
@@ -182,13 +182,6 @@ def check_tool_name(name: object, path: str = "name") -> str:
 def check_arguments(arguments: object, path: str = "arguments") -> tuple[FrozenDict, str | None]:
     """Tool arguments given as a mapping or JSON text: (frozen object, original text or None)."""
     if type(arguments) is dict:
-        # hot path: a flat dict of scalars (the usual arguments) is copied in one C
-        # call after one scan, instead of being rebuilt item by item
-        for k, v in arguments.items():
-            if type(k) is not str or type(v) not in _SCALARS:
-                break
-        else:
-            return (FrozenDict(arguments) if arguments else EMPTY), None
         return freeze_mapping(arguments, path), None
     if arguments is EMPTY or type(arguments) is FrozenDict:
         return arguments, None

@@ -24,6 +24,7 @@ __all__ = [
     "FrozenList",
     "freeze",
     "freeze_mapping",
+    "is_plain",
     "thaw",
 ]
 
@@ -102,9 +103,14 @@ class FrozenList(tuple):  # type: ignore[type-arg]  # tuple[Any, ...] at runtime
 
 EMPTY: FrozenDict = FrozenDict()
 
-SCALARS: frozenset[type] = frozenset((str, int, bool, type(None)))
-"""The JSON scalar types stored as they are (floats are checked for being finite)."""
-_SCALARS = SCALARS
+SCALARS: frozenset[type] = frozenset((str, int, float, bool, type(None)))
+"""The JSON scalar types: stored as they are (a float only when it is finite)."""
+
+
+def is_plain(value: object) -> bool:
+    """Whether ``value`` is a JSON scalar that is stored as it is (a finite float included)."""
+    t = type(value)
+    return t in SCALARS and (t is not float or math.isfinite(value))  # type: ignore[arg-type]
 
 
 def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
@@ -115,13 +121,11 @@ def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
     path and the type.
     """
     t = type(value)
-    if t in _SCALARS:
+    if t in SCALARS:
+        if t is float and not math.isfinite(value):
+            reject("non-finite float is not JSON", path)
         return value
     if t is FrozenDict or t is FrozenList:
-        return value
-    if t is float:
-        if not math.isfinite(value):
-            reject("non-finite float is not JSON", path)
         return value
     if depth >= MAX_DEPTH:
         reject(f"nested deeper than {MAX_DEPTH} levels", path)
@@ -152,20 +156,10 @@ def _freeze_items(items: Iterable[tuple[Any, Any]], path: str, depth: int) -> Fr
     for k, v in items:
         if type(k) is not str:
             reject(f"mapping key of type {type(k).__name__}; keys must be strings", path)
-        t = type(v)
-        if t in _SCALARS:
+        if is_plain(v):
             out[k] = v
-            continue
-        if t is dict and depth < MAX_DEPTH:
-            # hot path: a nested flat object of scalars (metadata["usage"]) is copied
-            # in one C call after one scan, with no path string and no freeze frame
-            for kk, vv in v.items():
-                if type(kk) is not str or type(vv) not in _SCALARS:
-                    break
-            else:
-                out[k] = FrozenDict(v) if v else EMPTY
-                continue
-        out[k] = freeze(v, f"{path}.{k}" if path else k, depth)
+        else:
+            out[k] = freeze(v, f"{path}.{k}" if path else k, depth)
     return FrozenDict(out)
 
 
@@ -177,14 +171,10 @@ def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
     if t is FrozenDict:
         return value  # type: ignore[return-value]
     if t is dict:
-        # Hot path: a flat dict of scalars (the usual tool arguments) is copied
-        # in one C call after one scan, instead of being rebuilt item by item.
+        # A flat dict of scalars (the usual tool arguments) is copied in one step.
         if not value:
             return EMPTY
-        for k, v in value.items():
-            if type(k) is not str or type(v) not in _SCALARS:
-                break
-        else:
+        if all(type(k) is str and is_plain(v) for k, v in value.items()):
             return FrozenDict(value)
         return _freeze_items(value.items(), path, 1)
     if not isinstance(value, Mapping):
