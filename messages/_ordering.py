@@ -39,22 +39,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from ._message import (
-    AssistantMessage,
-    DeveloperMessage,
-    Message,
-    SystemMessage,
-    ToolCallMessage,
-    ToolResultMessage,
-    UserMessage,
+from ._kinds import (
+    ASSISTANT,
+    DEVELOPER,
+    KIND_NAMES,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    kind_or_none,
 )
+from ._message import Message, ToolResultMessage
 from ._role import MessageRole
 from ._tool_call import InvalidToolCall, ToolCall
 from .errors import DecodeError, OrderingError, ValidationError, ident
 
-__all__ = [
+__all__ = [  # the kinds are re-exported: the table's columns are numbered by them
+    "ASSISTANT",
+    "DEVELOPER",
+    "KIND_NAMES",
+    "SYSTEM",
+    "TOOL_CALL",
+    "TOOL_RESULT",
+    "USER",
     "OrderingPolicy",
     "OrderingState",
     "advance",
@@ -62,15 +71,8 @@ __all__ = [
     "kind_of",
 ]
 
-# Kinds of message, in table order.
-SYSTEM: Final = 0
-DEVELOPER: Final = 1
-USER: Final = 2
-ASSISTANT: Final = 3
-TOOL_CALL: Final = 4
-TOOL_RESULT: Final = 5
-_NKINDS: Final = 6
-KIND_NAMES: Final = ("system", "developer", "user", "assistant", "tool_call", "tool_result")
+# The kinds of message (SYSTEM .. TOOL_RESULT, from ``_kinds``) number the table's columns.
+_NKINDS: Final = len(KIND_NAMES)
 
 # Phases of a conversation, in table order.
 EMPTY: Final = 0
@@ -84,14 +86,7 @@ PHASE_NAMES: Final = ("empty", "instructions", "user", "assistant", "calling", "
 #: Table entry meaning "a tool result: check the id against the open group".
 _PAIR: Final = -1
 
-_KIND_OF: dict[type, int] = {
-    SystemMessage: SYSTEM,
-    DeveloperMessage: DEVELOPER,
-    UserMessage: USER,
-    AssistantMessage: ASSISTANT,
-    ToolCallMessage: TOOL_CALL,
-    ToolResultMessage: TOOL_RESULT,
-}
+#: The kind of a class that derives from ``Message`` directly, by its role.
 _KIND_BY_ROLE = {
     MessageRole.SYSTEM: SYSTEM,
     MessageRole.DEVELOPER: DEVELOPER,
@@ -99,28 +94,38 @@ _KIND_BY_ROLE = {
     MessageRole.ASSISTANT: ASSISTANT,
 }
 
+#: The kind of every class :func:`kind_of` has classified. ``_history`` looks kinds up
+#: here by class (it must also find the classes ordered by their role, which the
+#: ``_kinds`` table does not hold); once it calls ``kind_of`` this cache can go.
+_KIND_OF: dict[type, int] = {}
+
 
 def kind_of(message: object, index: int = -1) -> int:
-    """The kind of a message (0..5, see ``KIND_NAMES``); OrderingError for a non-message."""
-    kind = _KIND_OF.get(message.__class__)
-    if kind is not None:
-        return kind
-    cls = message.__class__
-    if isinstance(message, ToolCallMessage):
-        kind = TOOL_CALL
-    elif isinstance(message, ToolResultMessage):
-        kind = TOOL_RESULT
-    elif isinstance(message, Message) and message.role in _KIND_BY_ROLE:
-        kind = _KIND_BY_ROLE[message.role]
-    else:
-        what = (
-            "a tool message must be a ToolResultMessage"
-            if isinstance(message, Message)
-            else f"expected a Message, got {cls.__name__}"
+    """The kind of a message (see ``KIND_NAMES``); OrderingError for anything else.
+
+    A message's kind comes from ``_kinds``; a class that derives from ``Message``
+    directly is ordered by its role (a tool message must be a ToolResultMessage).
+    """
+    cls = type(message)
+    kind = _KIND_OF.get(cls)
+    if kind is None:
+        kind = kind_or_none(message)
+        if kind is None:
+            kind = _kind_by_role(message, index)
+        _KIND_OF[cls] = kind  # a class's kind never changes (role is a ClassVar)
+    return kind
+
+
+def _kind_by_role(message: object, index: int) -> int:
+    if not isinstance(message, Message):
+        raise OrderingError(
+            f"expected a Message, got {type(message).__name__}", rule="not_a_message", index=index
         )
-        raise OrderingError(what, rule="not_a_message", index=index)
-    # The kind depends only on the class (role is a ClassVar), so cache it.
-    _KIND_OF[cls] = kind
+    kind = _KIND_BY_ROLE.get(message.role)
+    if kind is None:
+        raise OrderingError(
+            "a tool message must be a ToolResultMessage", rule="not_a_message", index=index
+        )
     return kind
 
 
@@ -216,7 +221,7 @@ class OrderingPolicy:
                 entry = self._table[phase * _NKINDS + kind]
                 if entry == _PAIR:
                     cells.append(f"{kind_name}: if its call is pending")
-                elif entry.__class__ is int:
+                elif isinstance(entry, int):
                     cells.append(f"{kind_name} -> {PHASE_NAMES[entry]}")
                 else:
                     cells.append(f"{kind_name}: no ({entry})")
@@ -309,13 +314,10 @@ class OrderingState:
 
 def advance(state: OrderingState, message: Message, index: int) -> None:
     """Apply ``message`` (at position ``index``) to ``state``, or raise OrderingError unchanged."""
-    # hot path: exact-type dict lookup, one flat-table index, an int check.
-    kind = _KIND_OF.get(message.__class__)
-    if kind is None:
-        kind = kind_of(message, index)
+    kind = kind_of(message, index)
     phase = state.phase
     nxt = state.table[phase * _NKINDS + kind]
-    if nxt.__class__ is int and nxt >= 0:
+    if isinstance(nxt, int) and nxt >= 0:
         if kind == SYSTEM:
             if state.has_system and not state.policy.allow_multiple_system:
                 raise _error("single_system", kind, phase, index, state)
@@ -333,7 +335,7 @@ def advance(state: OrderingState, message: Message, index: int) -> None:
         state.phase = nxt
         return
     if nxt == _PAIR:
-        call_id: str = message.tool_call_id  # type: ignore[attr-defined]
+        call_id = cast(ToolResultMessage, message).tool_call_id
         pending = state.pending
         if call_id in pending:
             del pending[call_id]
