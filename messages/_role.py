@@ -26,8 +26,8 @@ class MessageRole(enum.Enum):
     @classmethod
     def parse(cls, value: MessageRole | str) -> MessageRole:
         """Parse a member or a role name (case-insensitive, whitespace ignored)."""
-        if value.__class__ is cls:
-            return value  # type: ignore[return-value,unused-ignore]
+        if isinstance(value, MessageRole):
+            return value
         if isinstance(value, str):
             role = _BY_NAME.get(value) or _BY_NAME.get(value.strip().lower())
             if role is not None:

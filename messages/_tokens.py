@@ -19,7 +19,7 @@ Formula (every division rounds up)::
 from __future__ import annotations
 
 from ._message import Message, ToolCallMessage, ToolResultMessage
-from ._parts import ReasoningPart, TextPart
+from ._parts import ContentPart, ReasoningPart, TextPart
 
 __all__ = ["MEDIA_PART_TOKENS", "MESSAGE_OVERHEAD", "TOOL_CALL_OVERHEAD", "estimate_tokens"]
 
@@ -30,49 +30,35 @@ TOOL_CALL_OVERHEAD = 8
 MEDIA_PART_TOKENS = 85
 """Tokens charged for each image, audio or file part."""
 
-# What to count besides the content, per message class: 0 nothing, 1 tool calls,
-# 2 a tool_call_id. Filled on first sight of a class.
-_EXTRA: dict[type, int] = {ToolCallMessage: 1, ToolResultMessage: 2}
 
-
-def _extra_of(cls: type) -> int:
-    extra = (
-        1 if issubclass(cls, ToolCallMessage) else 2 if issubclass(cls, ToolResultMessage) else 0
-    )
-    _EXTRA[cls] = extra
-    return extra
+def _quarter(chars: int) -> int:
+    """Tokens for ``chars`` characters: four to a token, rounded up."""
+    return (chars + 3) // 4
 
 
 def estimate_tokens(message: Message) -> int:
-    """Estimate the tokens of one message: ~4 characters per token plus fixed overheads."""
-    # hot path: truncate() calls this once per message. A per-class dict says what to
-    # count besides the content.
-    cls = message.__class__
-    extra = _EXTRA.get(cls)
-    if extra is None:
-        extra = _extra_of(cls)
-    content = getattr(message, "content", None)
-    tokens = MESSAGE_OVERHEAD
-    if content.__class__ is str:
-        chars = len(content)
-    else:
-        chars = 0
-        for part in content or ():
-            pcls = part.__class__
-            if pcls is TextPart or pcls is ReasoningPart:
-                chars += len(part.text)
-            else:
-                tokens += MEDIA_PART_TOKENS
-    tokens += (chars + 3) // 4
-    if extra == 1:
+    """Estimate the tokens of one message: four characters per token plus fixed overheads."""
+    tokens = MESSAGE_OVERHEAD + _content_tokens(getattr(message, "content", None))
+    if isinstance(message, ToolCallMessage):
         for call in message.tool_calls:
-            tokens += TOOL_CALL_OVERHEAD + (len(call.name) + len(call.arguments_json) + 3) // 4
+            tokens += TOOL_CALL_OVERHEAD + _quarter(len(call.name) + len(call.arguments_json))
         for bad in message.invalid_tool_calls:
             written = bad.name or ""
-            tokens += TOOL_CALL_OVERHEAD + (len(written) + len(bad.raw_arguments) + 3) // 4
-    elif extra == 2:
-        tokens += (len(message.tool_call_id) + 3) // 4  # type: ignore[attr-defined]
-    name = message.name
-    if name:
-        tokens += (len(name) + 3) // 4
+            tokens += TOOL_CALL_OVERHEAD + _quarter(len(written) + len(bad.raw_arguments))
+    elif isinstance(message, ToolResultMessage):
+        tokens += _quarter(len(message.tool_call_id))
+    if message.name:
+        tokens += _quarter(len(message.name))
     return tokens
+
+
+def _content_tokens(content: str | tuple[ContentPart, ...] | None) -> int:
+    if isinstance(content, str):
+        return _quarter(len(content))
+    chars = media = 0
+    for part in content or ():
+        if type(part) is TextPart or type(part) is ReasoningPart:
+            chars += len(part.text)
+        else:
+            media += MEDIA_PART_TOKENS
+    return media + _quarter(chars)

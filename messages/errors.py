@@ -48,7 +48,7 @@ class MessageError(ValueError):
             return f"{self.path}: {self.message}"
         return self.message
 
-    def __reduce__(self) -> tuple[type[MessageError], tuple[str, str]]:
+    def __reduce__(self) -> tuple[type[MessageError], tuple[object, ...]]:
         return (type(self), (self.message, self.path))
 
     def at(self, prefix: str) -> MessageError:
@@ -61,7 +61,8 @@ class MessageError(ValueError):
             path = prefix + self.path
         else:
             path = f"{prefix}.{self.path}" if prefix else self.path
-        err = self.__class__.__new__(self.__class__)
+        cls = type(self)
+        err = cls.__new__(cls)
         MessageError.__init__(err, self.message, path)
         for key, value in self.__dict__.items():
             if key not in ("message", "path"):
@@ -110,7 +111,7 @@ class OrderingError(MessageError):
             return f"{where}: {text}"
         return text
 
-    def __reduce__(self) -> tuple[type[OrderingError], tuple[str, str, str, int]]:  # type: ignore[override]
+    def __reduce__(self) -> tuple[type[OrderingError], tuple[str, str, str, int]]:
         return (type(self), (self.message, self.path, self.rule, self.index))
 
 
@@ -129,7 +130,7 @@ class UnknownIdError(MessageError, KeyError):
         super().__init__(f"no message has id {ident(message_id)}", "id")
         self.message_id = message_id
 
-    def __reduce__(self) -> tuple[type[UnknownIdError], tuple[str]]:  # type: ignore[override]
+    def __reduce__(self) -> tuple[type[UnknownIdError], tuple[str]]:
         return (type(self), (self.message_id,))
 
 
