@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from ._frozen import EMPTY, FrozenDict, freeze_mapping, thaw
 from ._json import dumps_compact, json_type, loads
@@ -56,14 +56,14 @@ def _check_all(items: tuple[object, ...]) -> None:
 def _as_parts(content: object) -> tuple[ContentPart, ...]:
     if content is None:
         return ()
-    if content.__class__ is str:
+    if isinstance(content, str):
         return (TextPart(content),) if content else ()
-    return content  # type: ignore[return-value]
+    return cast("tuple[ContentPart, ...]", content)
 
 
 def join_content(a: object, b: object) -> Any:
     """Join two message contents: strings with a blank line, parts by concatenation."""
-    if a.__class__ is str and b.__class__ is str:
+    if isinstance(a, str) and isinstance(b, str):
         if not a:
             return b
         if not b:
@@ -75,7 +75,7 @@ def join_content(a: object, b: object) -> Any:
     if not pb:
         return a
     last, first = pa[-1], pb[0]
-    if last.__class__ is TextPart and first.__class__ is TextPart:
+    if type(last) is TextPart and type(first) is TextPart:
         joined = join_content(last.text, first.text)
         return (*pa[:-1], TextPart(joined), *pb[1:])
     return (*pa, *pb)
@@ -85,60 +85,64 @@ def join_contents(contents: Sequence[Any]) -> Any:
     """``join_content`` folded over ``contents`` from the left, in time linear in their size.
 
     Folding pairwise copies the growing text (or part tuple) once per step, so a
-    run of n same-role messages took O(n^2). Here each text is copied once, by
-    one ``str.join``. Equal to the fold for every input
-    (tests/test_collections_runs.py checks it against the fold); ``contents``
-    must not be empty.
+    run of n same-role messages took O(n^2). Here each text is copied once, by one
+    ``str.join``. Equal to the fold for every input (tests/test_collections_runs.py
+    checks it against the fold); ``contents`` must not be empty.
     """
-    # hot path: merged_per_role of a run of 8k / 16k / 32k user messages of ~150
-    # characters took 298 / 1,396 / 5,775 ms folding pairwise, 3 / 9 / 18 ms so
-    # (benchmarks/bench_merge.py). Strings only is the usual case.
-    if all(c.__class__ is str for c in contents):
-        texts = [c for c in contents if c]
-        return SEPARATOR.join(texts) if texts else contents[-1]
-    result: Any = contents[0]
-    parts: list[ContentPart] = []
-    tail: list[str] = []  # texts of a trailing TextPart the next content may extend
-    tail_part: ContentPart | None = None  # that part as it was, while nothing extended it
-    started = all_str = False
-    for c in contents:
-        pc = _as_parts(c)
-        if not pc:
-            if not started and c is not None:
-                result = c  # before any content, the fold keeps the last empty one
-            continue
-        if not started:
-            started = all_str = True
-        all_str = all_str and c.__class__ is str
-        first = pc[0]
-        if tail and first.__class__ is TextPart:
-            tail.append(first.text)
-            tail_part = None
-            pc = pc[1:]
-            if not pc:
-                continue
-        if tail:
-            parts.append(_tail_part(tail, tail_part))
-            tail = []
-        parts.extend(pc[:-1])
-        last = pc[-1]
-        if last.__class__ is TextPart:
-            tail, tail_part = [last.text], last
+    filled = [c for c in contents if c]
+    if not filled:
+        # The fold keeps the last empty content that is not None.
+        return next((c for c in reversed(contents) if c is not None), None)
+    if all(isinstance(c, str) for c in filled):
+        return SEPARATOR.join(filled)
+    joiner = _PartJoiner()
+    for c in filled:
+        joiner.add(_as_parts(c))
+    return joiner.result()
+
+
+class _PartJoiner:
+    """Concatenates part contents; the texts of adjacent TextParts are joined once, at the end."""
+
+    __slots__ = ("parts", "texts", "unchanged")
+
+    def __init__(self) -> None:
+        self.parts: list[ContentPart] = []
+        #: The texts of a trailing TextPart that the next content may extend.
+        self.texts: list[str] = []
+        #: That part as it was, while nothing has extended it (it is kept, not rebuilt).
+        self.unchanged: ContentPart | None = None
+
+    def add(self, parts: tuple[ContentPart, ...]) -> None:
+        """Append a non-empty content's parts."""
+        first = parts[0]
+        if self.texts and type(first) is TextPart:
+            self.texts.append(first.text)
+            self.unchanged = None
+            parts = parts[1:]
+            if not parts:
+                return
+        self._close_text()
+        self.parts.extend(parts[:-1])
+        last = parts[-1]
+        if type(last) is TextPart:
+            self.texts = [last.text]
+            self.unchanged = last
         else:
-            parts.append(last)
-    if not started:
-        return result
-    if all_str:
-        return SEPARATOR.join([c for c in contents if c.__class__ is str and c])
-    if tail:
-        parts.append(_tail_part(tail, tail_part))
-    return tuple(parts)
+            self.parts.append(last)
 
+    def _close_text(self) -> None:
+        if self.texts:
+            part = self.unchanged
+            if part is None:
+                part = TextPart(SEPARATOR.join([t for t in self.texts if t]))
+            self.parts.append(part)
+            self.texts = []
 
-def _tail_part(texts: list[str], unchanged: ContentPart | None) -> ContentPart:
-    if unchanged is not None:
-        return unchanged
-    return TextPart(SEPARATOR.join([t for t in texts if t]))
+    def result(self) -> tuple[ContentPart, ...]:
+        """The joined parts."""
+        self._close_text()
+        return tuple(self.parts)
 
 
 def mergeable(message: Message) -> bool:
@@ -191,23 +195,24 @@ class Messages(Sequence[Message]):
         else:
             items = tuple(messages)
             _check_all(items)
-        _set_items(self, items)
-        _set_index(self, None)
-        _set_hash(self, None)
+        object.__setattr__(self, "_items", items)
+        object.__setattr__(self, "_index", None)
+        object.__setattr__(self, "_hash", None)
 
     @classmethod
     def _of(cls, items: tuple[Message, ...]) -> Messages:
         """Wrap a tuple already known to hold only messages (no check)."""
         self = object.__new__(cls)
-        _set_items(self, items)
-        _set_index(self, None)
-        _set_hash(self, None)
+        object.__setattr__(self, "_items", items)
+        object.__setattr__(self, "_index", None)
+        object.__setattr__(self, "_hash", None)
         return self
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Messages is immutable (cannot set {name!r})")
 
-    __delattr__ = __setattr__  # type: ignore[assignment]
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Messages is immutable (cannot delete {name!r})")
 
     # -- the Sequence protocol -----------------------------------------------------
 
@@ -249,7 +254,7 @@ class Messages(Sequence[Message]):
         h = self._hash
         if h is None:
             h = hash(self._items)
-            _set_hash(self, h)
+            object.__setattr__(self, "_hash", h)
         return h
 
     def __add__(self, other: Iterable[Message]) -> Messages:
@@ -308,7 +313,7 @@ class Messages(Sequence[Message]):
             index = {}
             for m in reversed(self._items):
                 index[m.id] = m
-            _set_index(self, index)
+            object.__setattr__(self, "_index", index)
         return index.get(id)
 
     # -- transforming ----------------------------------------------------------------
@@ -373,12 +378,6 @@ class Messages(Sequence[Message]):
         return Messages._of(_decode_messages(loads(text), "", registry))
 
 
-# Slot setters bound once: the classes refuse attribute assignment from outside.
-_set_items = Messages.__dict__["_items"].__set__
-_set_index = Messages.__dict__["_index"].__set__
-_set_hash = Messages.__dict__["_hash"].__set__
-
-
 def _listed(data: object) -> object:
     # A generator or other iterable of dicts is accepted; anything else is reported.
     if isinstance(data, (str, bytes, Mapping)) or not isinstance(data, Iterable):
@@ -436,24 +435,25 @@ class MessageStore:
                 raise ValidationError("duplicate section name", f"sections[{i}].name")
             seen.add(name)
             out.append((name, _as_messages(pair[1], f"sections[{i}].messages")))
-        _set_sections(self, tuple(out))
-        _set_parameters(self, freeze_mapping(parameters, "parameters"))
-        _set_store_hash(self, None)
+        object.__setattr__(self, "_sections", tuple(out))
+        object.__setattr__(self, "_parameters", freeze_mapping(parameters, "parameters"))
+        object.__setattr__(self, "_hash", None)
 
     @classmethod
     def _of(
         cls, sections: tuple[tuple[str, Messages], ...], parameters: FrozenDict
     ) -> MessageStore:
         self = object.__new__(cls)
-        _set_sections(self, sections)
-        _set_parameters(self, parameters)
-        _set_store_hash(self, None)
+        object.__setattr__(self, "_sections", sections)
+        object.__setattr__(self, "_parameters", parameters)
+        object.__setattr__(self, "_hash", None)
         return self
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"MessageStore is immutable (cannot set {name!r})")
 
-    __delattr__ = __setattr__  # type: ignore[assignment]
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"MessageStore is immutable (cannot delete {name!r})")
 
     @classmethod
     def from_messages(cls, messages: Iterable[Message], section: str = "messages") -> MessageStore:
@@ -545,7 +545,7 @@ class MessageStore:
         h = self._hash
         if h is None:
             h = hash((self._sections, self._parameters))
-            _set_store_hash(self, h)
+            object.__setattr__(self, "_hash", h)
         return h
 
     def __repr__(self) -> str:
@@ -623,9 +623,5 @@ def _decode_store(
         raise DecodeError("nested too deeply", "parameters") from None
     return cls._of(tuple(sections), frozen)
 
-
-_set_sections = MessageStore.__dict__["_sections"].__set__
-_set_parameters = MessageStore.__dict__["_parameters"].__set__
-_set_store_hash = MessageStore.__dict__["_hash"].__set__
 
 _EMPTY_MESSAGES = Messages._of(())
