@@ -12,28 +12,19 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
 from .. import _build
-from .._frozen import EMPTY, FrozenDict, freeze, thaw
+from .._frozen import EMPTY, SCALARS, FrozenDict, freeze, thaw
 from .._ids import DERIVED_ID_PREFIX, derive_call_id
-from .._message import (
-    AssistantMessage,
-    DeveloperMessage,
-    Message,
-    SystemMessage,
-    ToolCallMessage,
-    ToolResultMessage,
-    UserMessage,
-)
+from .._message import AssistantMessage, Message, ToolCallMessage
 from .._parts import ContentPart, ReasoningPart, TextPart
 from .._streaming import ToolCallDelta
 from .._tool_call import InvalidToolCall, ToolCall
 from ..errors import DecodeError, MessageError, ValidationError, ident
 
 if TYPE_CHECKING:
-    from .._tool_definition import ToolDefinition
+    from ..tools import ToolDefinition
 
 __all__ = [
     "ChatResponse",
@@ -82,7 +73,7 @@ class Usage:
             value = getattr(self, f)
             if value is None and f in _OPTIONAL_USAGE:
                 continue
-            if value.__class__ is not int or value < 0:
+            if type(value) is not int or value < 0:
                 raise ValidationError(f"expected an int >= 0, got {type(value).__name__}", f)
 
     def to_dict(self) -> dict[str, int]:
@@ -477,6 +468,24 @@ def opt_int(value: object, path: str) -> int | None:
     return value
 
 
+def opt_str_at(obj: Mapping[str, Any], key: str, *where: str) -> str | None:
+    """``obj[key]`` when it is a string or absent (None); else DecodeError at the path
+    ``where.key`` (built only then)."""
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise DecodeError(f"expected a string, got {_type(value)}", ".".join((*where, key)))
+
+
+def count_at(obj: Mapping[str, Any], key: str, *where: str) -> int | None:
+    """``obj[key]`` when it is a count (an integer >= 0) or absent (None); else what
+    ``opt_int`` makes of it at the path ``where.key`` (built only then)."""
+    value = obj.get(key)
+    if value is None or (type(value) is int and value >= 0):
+        return value
+    return opt_int(value, ".".join((*where, key)))
+
+
 def frozen_extras(value: Mapping[str, Any], path: str) -> FrozenDict:
     """Freeze provider data to keep in ``extras``; DecodeError when it is not JSON."""
     try:
@@ -506,18 +515,7 @@ GUARDED_ERRORS: tuple[type[BaseException], ...] = (
 
 
 def guard_error(exc: BaseException, path: str = "") -> DecodeError:
-    """The DecodeError ``guard`` raises for ``exc`` (one of GUARDED_ERRORS, not a DecodeError).
-
-    For parsers that write the guard out (hot path: the wrapper's ``*args`` call
-    costs ~90 ns per parse)::
-
-        try:
-            return self._parse(body)
-        except DecodeError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise guard_error(exc) from None
-    """
+    """The DecodeError ``guard`` raises for ``exc`` (one of GUARDED_ERRORS, not a DecodeError)."""
     if isinstance(exc, MessageError):
         return DecodeError(exc.message, exc.path or path)
     if isinstance(exc, RecursionError):
@@ -576,10 +574,18 @@ _field = field  # re-exported for provider modules that declare dataclasses
 # -- trusted builders (see _build) --------------------------------------------------------
 
 
-#: A Usage from checked counts, without re-validation: ``make_usage(input, output, total,
-#: cached=None, created=None, reasoning=None)``. The builder itself, bound to Usage (hot
-#: path: a wrapper function's frame cost ~500 of ~35,000 instructions a parse).
-make_usage: Callable[..., Usage] = partial(_build.usage, Usage)
+def make_usage(
+    input_tokens: int,
+    output_tokens: int,
+    total_tokens: int,
+    cached: int | None = None,
+    created: int | None = None,
+    reasoning: int | None = None,
+) -> Usage:
+    """A Usage from checked counts, without re-validation."""
+    return _build.usage(
+        Usage, input_tokens, output_tokens, total_tokens, cached, created, reasoning
+    )
 
 
 def make_response(
@@ -629,15 +635,9 @@ def is_derived_id(call_id: str) -> bool:
     return len(call_id) == len(DERIVED_ID_PREFIX) + 24 and call_id.startswith(DERIVED_ID_PREFIX)
 
 
-def fast_mapping(value: Any, path: str) -> Mapping[str, Any]:
-    """``as_mapping`` with a fast path for plain dicts."""
-    # hot path: decoded JSON objects are plain dicts; the ABC check is the fallback
-    return value if type(value) is dict else as_mapping(value, path)
-
-
-def fast_list(value: Any, path: str) -> Sequence[Any]:
-    """``as_list`` with a fast path for plain lists."""
-    return value if type(value) is list else as_list(value, path)
+#: Other names of ``as_mapping`` and ``as_list``, kept for the provider modules that use them.
+fast_mapping = as_mapping
+fast_list = as_list
 
 
 def decode_error(exc: ValidationError, path: str) -> DecodeError:
@@ -711,9 +711,6 @@ def unique_calls(
     For responses: a repeated id cannot be answered apart from the first, so the
     repeat goes to ``invalid_tool_calls`` (with its path) and the rest still parses.
     """
-    n = len(calls)
-    if n < 2 or (n == 2 and calls[0].id != calls[1].id):  # hot path: no set
-        return calls, []
     seen: set[str] = set()
     kept: list[ToolCall] = []
     repeated: list[InvalidToolCall] = []
@@ -779,37 +776,16 @@ def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
     return items
 
 
-FLAT_VALUES = frozenset((str, int, float, bool, type(None)))
-"""Types of argument values a flat copy can share (the rest are thawed)."""
+FLAT_VALUES = SCALARS
+"""The JSON scalar types (``messages._frozen.SCALARS``), kept for the modules that use the name."""
 
 
-def plain_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``thaw(arguments)``; hot path: a flat object of scalars is one C copy (~0.2 us, thaw ~0.5)."""
-    for v in arguments.values():
-        if v.__class__ not in FLAT_VALUES:
-            return thaw(arguments)  # type: ignore[no-any-return]
-    return dict.copy(arguments)  # type: ignore[arg-type]  # always a FrozenDict
+def plain_dict(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A frozen mapping (tool arguments, kept keys) as a new plain dict for a request body."""
+    if all(type(v) in SCALARS for v in value.values()):
+        return dict(value)  # flat, the usual case: one copy, nothing to thaw
+    plain: dict[str, Any] = thaw(value)
+    return plain
 
 
-#: Message kinds for providers that format by kind, not by role.
-KIND_SYSTEM, KIND_USER, KIND_ASSISTANT, KIND_TOOL = range(4)
-
-#: Message class -> kind; ``kind_of`` adds user-defined subclasses as it meets them.
-MESSAGE_KINDS: dict[type, int] = {
-    SystemMessage: KIND_SYSTEM,
-    DeveloperMessage: KIND_SYSTEM,
-    UserMessage: KIND_USER,
-    AssistantMessage: KIND_ASSISTANT,
-    ToolCallMessage: KIND_ASSISTANT,
-    ToolResultMessage: KIND_TOOL,
-}
-
-
-def kind_of(m: Message, i: int) -> int:
-    """The kind of a message of a user-defined subclass (looked up once per class)."""
-    for base in type(m).__mro__:
-        kind = MESSAGE_KINDS.get(base)
-        if kind is not None:
-            MESSAGE_KINDS[type(m)] = kind
-            return kind
-    raise ValidationError(f"cannot format a message of type {type(m).__name__}", f"messages[{i}]")
+plain_arguments = plain_dict  # the name the formatters of tool calls use

@@ -80,7 +80,6 @@ class DeepSeekProvider(ChatCompletionsProvider):
     file_input = False
     strict_tools = False
     finish_reasons = _FINISH
-    custom_usage = True
     cache_rule = no_breakpoints("deepseek", "it caches request prefixes by itself")
 
     @property

@@ -33,14 +33,15 @@ Differences from chat completions that shape the rules here:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
-from .._build import chat_response, stream_delta, tool_call, tool_call_delta
-from .._fields import check_tool_name, known_tool_name
-from .._frozen import EMPTY, FrozenDict, freeze_mapping
+from .._build import stream_delta, tool_call, tool_call_delta
+from .._fields import tool_name_ok
+from .._frozen import EMPTY, FrozenDict
 from .._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from .._json import dumps_compact, json_type
+from .._kinds import ASSISTANT, DEVELOPER, SYSTEM, TOOL_CALL, TOOL_RESULT, USER
 from .._message import (
     AssistantMessage,
     DeveloperMessage,
@@ -52,7 +53,6 @@ from .._message import (
 )
 from .._part_codec import object_text
 from .._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
-from .._role import MessageRole
 from .._streaming import ToolCallDelta
 from .._tool_call import InvalidToolCall, ToolCall
 from ..errors import DecodeError, ValidationError, ident
@@ -67,23 +67,19 @@ from ._base import (
     Usage,
     as_list,
     as_mapping,
-    guard_error,
+    count_at,
+    is_derived_id,
     make_response,
     make_usage,
-    opt_int,
     opt_str,
+    opt_str_at,
     plain_arguments,
     raw_json_text,
     request_messages,
 )
 from ._cache_hints import hint_loss, no_breakpoints
 from ._chat_completions import (
-    KIND_CALLS,
-    KIND_RESULT,
-    KIND_SYSTEM,
-    KIND_TEXT,
-    KIND_USER,
-    KINDS,
+    IS_ERROR_RULE,
     FormattingProvider,
     ToolPairing,
     call_state_losses,
@@ -91,7 +87,7 @@ from ._chat_completions import (
     foreign_event,
     freeze_arguments,
     function_tools,
-    kind_of,
+    kind_at,
     own_extras,
     parse_arguments,
     parse_function_tools,
@@ -103,15 +99,9 @@ from ._chat_completions import (
 )
 
 if TYPE_CHECKING:
-    from .._tool_definition import ToolDefinition
+    from ..tools import ToolDefinition
 
 __all__ = ["PROVIDER", "UNKNOWN_IMAGE_TYPE", "OllamaProvider", "OllamaStream", "sniff_image_type"]
-
-_SYSTEM = MessageRole.SYSTEM
-_DEVELOPER = MessageRole.DEVELOPER
-_USER = MessageRole.USER
-_ASSISTANT = MessageRole.ASSISTANT
-_TOOL = MessageRole.TOOL
 
 _NO_DELTAS: tuple[StreamDelta, ...] = ()
 
@@ -141,11 +131,7 @@ def sniff_image_type(data: str) -> str:
 
 
 _STOP_REASONS: Final = frozenset(("stop", "load", "unload"))
-_DERIVED_LEN: Final = len(DERIVED_ID_PREFIX) + 24  # see _base.is_derived_id
 _READS: Final = "/api/chat lines (with message, done or error)"
-_IS_ERROR_RULE: Final = (
-    "the wire has no error flag: the text is sent, prefixed 'Error: ' unless it already starts so"
-)
 
 
 def _finish(done_reason: str | None, has_calls: bool) -> FinishReason:
@@ -159,21 +145,20 @@ def _finish(done_reason: str | None, has_calls: bool) -> FinishReason:
 
 def _usage(b: Mapping[str, Any]) -> Usage:
     # Go's omitempty drops zero counts: a missing count is 0, not unknown.
-    inp = b.get("prompt_eval_count")
-    if inp.__class__ is not int or inp < 0:
-        inp = opt_int(inp, "prompt_eval_count") or 0
-    out = b.get("eval_count")
-    if out.__class__ is not int or out < 0:
-        out = opt_int(out, "eval_count") or 0
-    return make_usage(inp, out, inp + out, None, None, None)
+    inp = count_at(b, "prompt_eval_count") or 0
+    out = count_at(b, "eval_count") or 0
+    return make_usage(inp, out, inp + out)
 
 
 def _text(value: object, path: str) -> str:
     if value is None:
         return ""
-    if type(value) is str:
+    if isinstance(value, str):
         return value
     raise DecodeError(f"expected a string, got {json_type(value)}", path)
+
+
+# -- tool calls -----------------------------------------------------------------------
 
 
 def _calls(
@@ -184,116 +169,66 @@ def _calls(
     Arguments that are not a JSON object (a string that is not one, an object
     holding what JSON cannot) and names that break the rule give InvalidToolCalls;
     a missing name, or an id or arguments of the wrong JSON type, a DecodeError.
+    ``start`` is the position of the first call in its turn (a stream's calls come
+    over several lines).
     """
-    items = raw if raw.__class__ is list else as_list(raw, path)
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
-    for j, item in enumerate(items):
-        tc = item if item.__class__ is dict else as_mapping(item, f"{path}[{j}]")
-        fn = tc.get("function")
-        if fn.__class__ is not dict:
-            fn = as_mapping(fn, f"{path}[{j}].function")
-        name = fn.get("name")
-        args = fn.get("arguments")
-        call_id = tc.get("id")
-        # hot path: arguments given as an object are frozen once, here; with a known
-        # name the call is built here too. Anything else, and every error, goes to
-        # _call with what was read and frozen (or why it could not be).
-        frozen: FrozenDict | None = None
-        failed: ValidationError | None = None
-        if args.__class__ is dict:
-            try:
-                frozen = freeze_mapping(args, "")
-            except ValidationError as exc:  # what JSON cannot hold (NaN from a lenient decoder)
-                failed = exc
-            if frozen is not None and name.__class__ is str and name in known_tool_name:
-                if call_id.__class__ is not str or not call_id:
-                    call_id = _call_id(call_id, f"{path}[{j}]", seed, start + j, name, frozen)
-                calls.append(tool_call(ToolCall, call_id, name, frozen, EMPTY, None))
-                continue
-        c = _call(name, args, frozen, failed, call_id, f"{path}[{j}]", seed, start + j)
-        if isinstance(c, InvalidToolCall):
-            invalid.append(c)
+    for j, item in enumerate(as_list(raw, path)):
+        where = f"{path}[{j}]"
+        call = _call(as_mapping(item, where), where, seed, start + j)
+        if isinstance(call, ToolCall):
+            calls.append(call)
         else:
-            calls.append(c)
+            invalid.append(call)
     return unique_ids(calls, invalid, path)
 
 
-def _call_id(call_id: object, where: str, seed: str, k: int, name: str, frozen: FrozenDict) -> str:
-    """The wire id of a call, or one derived from the call when it has none."""
-    if call_id is None or call_id == "":
-        return call_id_of(DERIVED_ID_PREFIX, f"{seed}\x1f{k}\x1f{name}\x1f{dumps_compact(frozen)}")
-    if call_id.__class__ is not str:
-        raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
-    return call_id
-
-
-def _call(
-    name: object,
-    args: object,
-    frozen: FrozenDict | None,
-    failed: ValidationError | None,
-    call_id: object,
-    where: str,
-    seed: str,
-    k: int,
-) -> ToolCall | InvalidToolCall:
-    """One call from its fields as read (the usual case aside); ``frozen`` / ``failed``:
-    arguments given as an object, frozen or why they could not be (None when not tried)."""
-    if name.__class__ is not str:
+def _call(tc: Mapping[str, Any], where: str, seed: str, k: int) -> ToolCall | InvalidToolCall:
+    """The call at ``where``, position ``k`` of its turn (ids derived from ``seed`` and
+    ``k`` when the wire has none)."""
+    fn = as_mapping(tc.get("function"), f"{where}.function")
+    name = fn.get("name")
+    if not isinstance(name, str):
         what = "required" if name is None else f"a string, got {json_type(name)}"
         raise DecodeError(f"tool name is {what}", f"{where}.function.name")
-    assert isinstance(name, str)
-    if call_id is not None and call_id.__class__ is not str:
-        raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
-    raw: str | None = None  # the arguments text, when the wire sent text
-    problem: str | None = None
-    path = f"{where}.function.arguments"
-    if failed is not None:
-        problem = str(DecodeError(failed.message, failed.at(path).path))
-    elif frozen is not None:
-        pass
-    elif isinstance(args, Mapping):
-        try:
-            frozen = freeze_arguments(args, path)
-        except DecodeError as exc:  # what JSON cannot hold (NaN from a lenient decoder)
-            problem = str(exc)
-    elif args.__class__ is str:
-        # The server sends objects; a string (an OpenAI habit) is read if it is one.
-        raw = args
-        try:
-            frozen = parse_arguments(raw, path)
-        except DecodeError as exc:
-            problem = str(exc)
-    elif args is not None:
-        raise DecodeError(f"expected an object, got {json_type(args)}", path)
-    if name not in known_tool_name:
-        try:
-            check_tool_name(name)
-        except ValidationError:
-            problem = f"{where}.function.name: invalid tool name {ident(name)}"
+    call_id = opt_str_at(tc, "id", where)
+    args = fn.get("arguments")
+    frozen, raw, problem = _arguments(args, f"{where}.function.arguments")
+    if not tool_name_ok(name):
+        problem = f"{where}.function.name: invalid tool name {ident(name)}"
     if problem is not None:
         text = raw if raw is not None else raw_json_text(args) if args is not None else ""
         bad_id = call_id or derive_call_id(DERIVED_ID_PREFIX, seed, k, name, "invalid")
         return InvalidToolCall(bad_id, name, text, problem)
-    if frozen is None:
-        frozen = EMPTY
     if not call_id:
-        # hot path: the key as one f-string (see call_id_of)
-        call_id = call_id_of(
-            DERIVED_ID_PREFIX, f"{seed}\x1f{k}\x1f{name}\x1f{raw or dumps_compact(frozen)}"
-        )
+        key = f"{seed}\x1f{k}\x1f{name}\x1f{raw or dumps_compact(frozen)}"
+        call_id = call_id_of(DERIVED_ID_PREFIX, key)
     return tool_call(ToolCall, call_id, name, frozen, EMPTY, raw)
 
 
-def _unsent(m: Message, i: int, tag: str, losses: Losses) -> None:
-    """The losses of what no Ollama message carries: kept state, a name, a cache hint."""
-    if m.extras:
-        own_extras(m, tag, i, losses)  # ollama keeps no state of its own
-    if m.name is not None:
-        losses.add(f"messages[{i}].name", "message name", "dropped: ollama messages have no name")
-    if m.cache is not None:
-        hint_loss(losses, i, _CACHE_RULE)
+def _arguments(args: object, path: str) -> tuple[FrozenDict, str | None, str | None]:
+    """A call's arguments: (the object, the text the wire sent if it sent text, why the
+    call is invalid if it is)."""
+    if args is None:
+        return EMPTY, None, None
+    if isinstance(args, Mapping):
+        try:
+            return freeze_arguments(args, path), None, None
+        except DecodeError as exc:  # what JSON cannot hold (NaN from a lenient decoder)
+            return EMPTY, None, str(exc)
+    if isinstance(args, str):
+        # The server sends objects; a string (an OpenAI habit) is read if it is one.
+        try:
+            return parse_arguments(args, path), args, None
+        except DecodeError as exc:
+            return EMPTY, args, str(exc)
+    raise DecodeError(f"expected an object, got {json_type(args)}", path)
+
+
+def _call_entry(call_id: str, fn: dict[str, Any]) -> dict[str, Any]:
+    """A ``tool_calls`` entry; a derived id was never on the wire: it is left out, as it came."""
+    return {"function": fn} if is_derived_id(call_id) else {"id": call_id, "function": fn}
 
 
 def _images(raw: object, path: str) -> list[ImagePart]:
@@ -329,278 +264,46 @@ class OllamaProvider(FormattingProvider):
         """The ``tools`` part of a request (function tools; no ``strict`` flag)."""
         return function_tools(tools, openai_strict=False)
 
-    # -- formatting -----------------------------------------------------------------
-
     def _format(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> tuple[dict[str, Any], list[Loss]]:
-        losses = Losses()
-        out: list[dict[str, Any]] = []
-        names: dict[str, str] = {}  # call id -> tool name, for the results
-        tag = self.tag
-        # hot path: one cast for the loop; no per-message cast() call.
-        items: Sequence[Any] = cast("Sequence[Any]", messages)
-        for i, m in enumerate(items):
-            # hot path: the message class picks the writer (see _chat_completions._format)
-            try:
-                kind = KINDS[type(m)]
-            except KeyError:
-                kind = kind_of(m, i)
-            # string content is written here, parts in the helpers. hot path: each
-            # kind's branch opens with the same lines reading the message's extras,
-            # name, cache hint and content, so that the loads see one class and stay
-            # specialised (read once above the branches, for four classes in turn, they
-            # cost ~560 instructions a message: 685k -> 629k a request)
-            if kind is KIND_USER:
-                if m.extras or m.name is not None or m.cache is not None:
-                    _unsent(m, i, tag, losses)
-                c = m.content
-                if c.__class__ is str:
-                    out.append({"role": "user", "content": c})
-                else:
-                    out.append(self._with_parts({"role": "user"}, c, i, losses))
-            elif kind is KIND_CALLS:
-                if m.extras or m.name is not None or m.cache is not None:
-                    _unsent(m, i, tag, losses)
-                c = m.content
-                if c is None or c.__class__ is str:
-                    d: dict[str, Any] = {"role": "assistant", "content": c or ""}
-                else:
-                    d = self._assistant_parts(c, i, losses)
-                calls: Sequence[ToolCall] = m.tool_calls
-                if calls:
-                    wire: list[dict[str, Any]] = []
-                    for j, tc in enumerate(calls):
-                        if tc.extras:
-                            call_state_losses((tc,), tag, i, losses, "tool_calls", j)
-                        cid = tc.id
-                        names[cid] = tc.name
-                        fn = {
-                            "index": j,
-                            "name": tc.name,
-                            "arguments": plain_arguments(tc.arguments),
-                        }
-                        # A derived id was never on the wire: leave it out, as it came.
-                        if len(cid) == _DERIVED_LEN and cid.startswith(DERIVED_ID_PREFIX):
-                            wire.append({"function": fn})
-                        else:
-                            wire.append({"id": cid, "function": fn})
-                    d["tool_calls"] = wire
-                if m.invalid_tool_calls:
-                    self._invalid_calls(d, m.invalid_tool_calls, len(calls), i, losses, names)
-                out.append(d)
-            elif kind is KIND_RESULT:
-                if m.extras or m.name is not None or m.cache is not None:
-                    _unsent(m, i, tag, losses)
-                c = m.content
-                d = {"role": "tool"}
-                cid = m.tool_call_id
-                if not (len(cid) == _DERIVED_LEN and cid.startswith(DERIVED_ID_PREFIX)):
-                    d["tool_call_id"] = cid
-                tool_name = m.tool_name or names.get(cid)
-                if tool_name:
-                    d["tool_name"] = tool_name
-                if c.__class__ is str and not m.is_error:
-                    d["content"] = c
-                else:
-                    self._tool_content(d, m, i, losses)
-                out.append(d)
-            elif kind is KIND_TEXT:
-                if m.extras or m.name is not None or m.cache is not None:
-                    _unsent(m, i, tag, losses)
-                c = m.content
-                if c.__class__ is str:
-                    out.append({"role": "assistant", "content": c})
-                else:
-                    out.append(self._assistant_parts(c, i, losses))
-            else:  # system or developer
-                if m.extras or m.name is not None or m.cache is not None:
-                    _unsent(m, i, tag, losses)
-                c = m.content
-                out.append({"role": "system", "content": c})
-                if kind is not KIND_SYSTEM:
-                    losses.add(
-                        f"messages[{i}]",
-                        "developer role",
-                        "sent as a system message: ollama has no developer role",
-                    )
-        body: dict[str, Any] = {"messages": out}
+        request = _Request(self)
+        for i, m in enumerate(messages):
+            _WRITERS[kind_at(m, i)](request, m, i)
+        body: dict[str, Any] = {"messages": request.out}
         if tools:
             body["tools"] = self.format_tools(tools)
-        return body, losses.items
-
-    def _parts(
-        self, content: Sequence[ContentPart], i: int, losses: Losses
-    ) -> tuple[str, list[str]]:
-        texts: list[str] = []
-        images: list[str] = []
-        for j, p in enumerate(content):
-            if type(p) is TextPart or isinstance(p, TextPart):
-                texts.append(p.text)
-            elif isinstance(p, ImagePart):
-                if p.data is None:
-                    losses.add(
-                        f"messages[{i}].content[{j}]",
-                        "image URL",
-                        "dropped: ollama takes base64 images only (download it and send the data)",
-                    )
-                    continue
-                images.append(p.data)
-                if p.detail not in (None, "auto"):
-                    losses.add(
-                        f"messages[{i}].content[{j}].detail",
-                        "image detail",
-                        "dropped: ollama images have no detail setting",
-                    )
-            elif isinstance(p, AudioPart):
-                losses.add(
-                    f"messages[{i}].content[{j}]", "audio part", "dropped: ollama takes no audio"
-                )
-            elif isinstance(p, FilePart):
-                losses.add(
-                    f"messages[{i}].content[{j}]", "file part", "dropped: ollama takes no files"
-                )
-            else:
-                losses.add(
-                    f"messages[{i}].content[{j}]",
-                    f"{type(p).__name__} in a user or tool message",
-                    "dropped: not a content part this wire carries",
-                )
-        return "".join(texts), images
-
-    def _with_parts(
-        self, d: dict[str, Any], content: Sequence[ContentPart], i: int, losses: Losses
-    ) -> dict[str, Any]:
-        """``d`` with the text of ``content`` and its images (user and tool messages)."""
-        text, images = self._parts(content, i, losses)
-        d["content"] = text
-        if images:
-            d["images"] = images
-        return d
-
-    def _assistant_parts(
-        self, content: Sequence[ContentPart], i: int, losses: Losses
-    ) -> dict[str, Any]:
-        """An assistant message whose content is parts: its text, and Ollama's own
-        reasoning as ``thinking``."""
-        text = "".join([p.text for p in content if type(p) is TextPart or isinstance(p, TextPart)])
-        d: dict[str, Any] = {"role": "assistant", "content": text}
-        thinking = reasoning_to_send(self.tag, self.name, "thinking", content, i, losses)
-        if thinking:
-            d["thinking"] = thinking
-        return d
-
-    def _invalid_calls(
-        self,
-        d: dict[str, Any],
-        invalid: Sequence[InvalidToolCall],
-        start: int,
-        i: int,
-        losses: Losses,
-        names: dict[str, str],
-    ) -> None:
-        """Invalid calls after the valid ones: the raw name, with the arguments when their
-        text is a JSON object, else ``{}`` (a loss); a call without a name is a loss."""
-        wire = d.setdefault("tool_calls", [])
-        for k, c in enumerate(invalid):
-            path = f"messages[{i}].invalid_tool_calls[{k}]"
-            if c.extras:
-                call_state_losses((c,), self.tag, i, losses, "invalid_tool_calls", k)
-            if c.name is None:
-                losses.add(path, "invalid tool call without a name", "dropped: ollama needs one")
-                continue
-            names[c.id] = c.name
-            args = object_text(c.raw_arguments)
-            if args is None:
-                losses.add(
-                    path,
-                    "invalid tool call arguments",
-                    "sent as {}: ollama takes the arguments as an object",
-                )
-            fn = {
-                "index": start + k,
-                "name": c.name,
-                "arguments": {} if args is None else plain_arguments(args),
-            }
-            derived = len(c.id) == _DERIVED_LEN and c.id.startswith(DERIVED_ID_PREFIX)
-            wire.append({"function": fn} if derived else {"id": c.id, "function": fn})
-
-    def _tool_content(
-        self, d: dict[str, Any], m: ToolResultMessage, i: int, losses: Losses
-    ) -> None:
-        """The content of a tool result given as parts or marked as an error."""
-        c = m.content
-        if isinstance(c, str):
-            d["content"] = c
-        else:
-            self._with_parts(d, c, i, losses)
-        if m.is_error:
-            losses.add(f"messages[{i}].is_error", "is_error flag", _IS_ERROR_RULE)
-            d["content"] = error_prefixed(d["content"])
-            if "images" in d:
-                d["images"] = d.pop("images")  # keep the wire's key order: content first
+        return body, request.losses.items
 
     # -- parsing ------------------------------------------------------------------------
 
+    @parser
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a non-streaming ``/api/chat`` response (or ``{"error": ...}``)."""
-        # hot path: the guard of `parser` written out (its *args call costs ~90 ns a parse)
-        try:
-            return self._parse_response(body)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise guard_error(exc) from None
-
-    def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
-        b = body if body.__class__ is dict else as_mapping(body, "")
-        # hot path: the keys of a finished response read by subscript (a get is a call),
-        # by get when one is missing (an error body, a hand-made one); opt_str only when
-        # a value is not a str (it then reports or passes None)
-        try:
-            model = b["model"]
-            msg = b["message"]
-            done_reason = b["done_reason"]
-        except KeyError:
-            model, msg, done_reason = b.get("model"), b.get("message"), b.get("done_reason")
-        if model.__class__ is not str:
-            model = opt_str(model, "model")
+        b = as_mapping(body, "")
+        model = opt_str(b.get("model"), "model")
         if "message" not in b and b.get("error") is not None:
             said, details = read_error(b["error"], "error")
             message = respond("", None, self.tag, (), None, None, details)
             return ChatResponse(message, FinishReason.ERROR, None, model, error=said)
-        if msg.__class__ is not dict:
-            msg = as_mapping(msg, "message")
-        content = msg.get("content")
-        text = content if content.__class__ is str else _text(content, "message.content")
-        thinking = msg.get("thinking")
-        if thinking.__class__ is not str:
-            thinking = opt_str(thinking, "message.thinking")
+        msg = as_mapping(b.get("message"), "message")
+        text = _text(msg.get("content"), "message.content")
+        thinking = opt_str(msg.get("thinking"), "message.thinking")
         calls: Sequence[ToolCall] = ()
         invalid: Sequence[InvalidToolCall] = ()
         raw_calls = msg.get("tool_calls")
         if raw_calls is not None:
             seed = f"{model}|{opt_str(b.get('created_at'), 'created_at')}"
             calls, invalid = _calls(raw_calls, "message.tool_calls", seed, 0)
-        if done_reason.__class__ is not str:
-            done_reason = opt_str(done_reason, "done_reason")
+        done_reason = opt_str(b.get("done_reason"), "done_reason")
         # no counts and no ``done: true``: the body carries no statistics (an
         # unfinished or hand-made body), so usage is unknown rather than zero
-        usage = (
-            _usage(b)
-            if b.get("done") is True or "eval_count" in b or "prompt_eval_count" in b
-            else None
-        )
-        # the tag only for reasoning, the one thing tagged here
-        tag = self.tag if thinking else ""
+        counted = b.get("done") is True or "eval_count" in b or "prompt_eval_count" in b
+        usage = _usage(b) if counted else None
+        tag = self.tag if thinking else ""  # reasoning is the one thing tagged here
         message = respond(text, thinking or None, tag, calls, usage, None, None, invalid)
         finish = _finish(done_reason, bool(calls or invalid))
-        # hot path: the builder called as it is (make_response's frame ~500 instructions)
-        return chat_response(
-            ChatResponse, message, finish, usage, model,
-            message.invalid_tool_calls if invalid else (),  # (a property on a plain turn)
-            done_reason, None, None, None,
-        )  # fmt: skip
+        return make_response(message, finish, usage, model, (), done_reason)
 
     @parser
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
@@ -666,6 +369,189 @@ class OllamaProvider(FormattingProvider):
         )
 
 
+class _Request:
+    """One request being written: the messages, the losses, and the tool name of each
+    call (the results that answer it are named by it)."""
+
+    __slots__ = ("losses", "name", "names", "out", "tag")
+
+    def __init__(self, provider: OllamaProvider) -> None:
+        self.tag = provider.tag
+        self.name = provider.name
+        self.losses = Losses()
+        self.out: list[dict[str, Any]] = []
+        self.names: dict[str, str] = {}  # call id -> tool name
+
+    # -- one writer per message kind -------------------------------------------------
+
+    def system(self, m: SystemMessage | DeveloperMessage, i: int) -> None:
+        self.unsent(m, i)
+        self.out.append({"role": "system", "content": m.content})
+
+    def developer(self, m: DeveloperMessage, i: int) -> None:
+        self.system(m, i)
+        rule = "sent as a system message: ollama has no developer role"
+        self.losses.add(f"messages[{i}]", "developer role", rule)
+
+    def user(self, m: UserMessage, i: int) -> None:
+        self.unsent(m, i)
+        c = m.content
+        self.out.append(
+            {"role": "user", "content": c}
+            if isinstance(c, str)
+            else self.with_parts({"role": "user"}, c, i)
+        )
+
+    def assistant(self, m: AssistantMessage, i: int) -> None:
+        self.unsent(m, i)
+        c = m.content
+        if c is None or isinstance(c, str):
+            self.out.append({"role": "assistant", "content": c})
+        else:
+            self.out.append(self.assistant_parts(c, i))
+
+    def tool_calls(self, m: ToolCallMessage, i: int) -> None:
+        self.unsent(m, i)
+        c = m.content
+        if c is None or isinstance(c, str):
+            d: dict[str, Any] = {"role": "assistant", "content": c or ""}
+        else:
+            d = self.assistant_parts(c, i)
+        calls = m.tool_calls
+        if calls:
+            d["tool_calls"] = [self.call(tc, i, j) for j, tc in enumerate(calls)]
+        if m.invalid_tool_calls:
+            wire = d.setdefault("tool_calls", [])
+            for k, bad in enumerate(m.invalid_tool_calls):
+                entry = self.invalid_call(bad, i, k, len(calls) + k)
+                if entry is not None:
+                    wire.append(entry)
+        self.out.append(d)
+
+    def tool_result(self, m: ToolResultMessage, i: int) -> None:
+        self.unsent(m, i)
+        d: dict[str, Any] = {"role": "tool"}
+        cid = m.tool_call_id
+        if not is_derived_id(cid):
+            d["tool_call_id"] = cid
+        tool_name = m.tool_name or self.names.get(cid)
+        if tool_name:
+            d["tool_name"] = tool_name
+        c = m.content
+        if isinstance(c, str):
+            d["content"] = c
+        else:
+            self.with_parts(d, c, i)
+        if m.is_error:
+            self.losses.add(f"messages[{i}].is_error", "is_error flag", IS_ERROR_RULE)
+            d["content"] = error_prefixed(d["content"])
+            if "images" in d:
+                d["images"] = d.pop("images")  # keep the wire's key order: content first
+        self.out.append(d)
+
+    # -- the pieces of a message --------------------------------------------------------
+
+    def unsent(self, m: Message, i: int) -> None:
+        """The losses of what no Ollama message carries: kept state, a name, a cache hint."""
+        if m.extras:
+            own_extras(m, self.tag, i, self.losses)  # ollama keeps no state of its own
+        if m.name is not None:
+            rule = "dropped: ollama messages have no name"
+            self.losses.add(f"messages[{i}].name", "message name", rule)
+        if m.cache is not None:
+            hint_loss(self.losses, i, _CACHE_RULE)
+
+    def call(self, tc: ToolCall, i: int, j: int) -> dict[str, Any]:
+        """A valid call (its tool name noted for its results)."""
+        if tc.extras:
+            call_state_losses((tc,), self.tag, i, self.losses, "tool_calls", j)
+        self.names[tc.id] = tc.name
+        fn = {"index": j, "name": tc.name, "arguments": plain_arguments(tc.arguments)}
+        return _call_entry(tc.id, fn)
+
+    def invalid_call(self, c: InvalidToolCall, i: int, k: int, index: int) -> dict[str, Any] | None:
+        """An invalid call, after the valid ones: the raw name, with the arguments when their
+        text is a JSON object, else ``{}`` (a loss); a call without a name is a loss."""
+        path = f"messages[{i}].invalid_tool_calls[{k}]"
+        if c.extras:
+            call_state_losses((c,), self.tag, i, self.losses, "invalid_tool_calls", k)
+        if c.name is None:
+            self.losses.add(path, "invalid tool call without a name", "dropped: ollama needs one")
+            return None
+        self.names[c.id] = c.name
+        args = object_text(c.raw_arguments)
+        if args is None:
+            rule = "sent as {}: ollama takes the arguments as an object"
+            self.losses.add(path, "invalid tool call arguments", rule)
+        fn = {
+            "index": index,
+            "name": c.name,
+            "arguments": {} if args is None else plain_arguments(args),
+        }
+        return _call_entry(c.id, fn)
+
+    def assistant_parts(self, content: Sequence[ContentPart], i: int) -> dict[str, Any]:
+        """An assistant message whose content is parts: its text, and Ollama's own
+        reasoning as ``thinking``."""
+        text = "".join([p.text for p in content if isinstance(p, TextPart)])
+        d: dict[str, Any] = {"role": "assistant", "content": text}
+        thinking = reasoning_to_send(self.tag, self.name, "thinking", content, i, self.losses)
+        if thinking:
+            d["thinking"] = thinking
+        return d
+
+    def with_parts(
+        self, d: dict[str, Any], content: Sequence[ContentPart], i: int
+    ) -> dict[str, Any]:
+        """``d`` with the text of ``content`` and its images (user and tool messages)."""
+        texts: list[str] = []
+        images: list[str] = []
+        for j, p in enumerate(content):
+            if isinstance(p, TextPart):
+                texts.append(p.text)
+            else:
+                image = self.image(p, f"messages[{i}].content[{j}]")
+                if image is not None:
+                    images.append(image)
+        d["content"] = "".join(texts)
+        if images:
+            d["images"] = images
+        return d
+
+    def image(self, p: ContentPart, path: str) -> str | None:
+        """The base64 data of an image part; None (and a loss) for anything Ollama cannot
+        take."""
+        losses = self.losses
+        if isinstance(p, ImagePart):
+            if p.data is None:
+                rule = "dropped: ollama takes base64 images only (download it and send the data)"
+                losses.add(path, "image URL", rule)
+                return None
+            if p.detail not in (None, "auto"):
+                rule = "dropped: ollama images have no detail setting"
+                losses.add(f"{path}.detail", "image detail", rule)
+            return p.data
+        if isinstance(p, AudioPart):
+            losses.add(path, "audio part", "dropped: ollama takes no audio")
+        elif isinstance(p, FilePart):
+            losses.add(path, "file part", "dropped: ollama takes no files")
+        else:
+            what = f"{type(p).__name__} in a user or tool message"
+            losses.add(path, what, "dropped: not a content part this wire carries")
+        return None
+
+
+#: The writer of each message kind.
+_WRITERS: Final[dict[int, Callable[[_Request, Any, int], None]]] = {
+    SYSTEM: _Request.system,
+    DEVELOPER: _Request.developer,
+    USER: _Request.user,
+    ASSISTANT: _Request.assistant,
+    TOOL_CALL: _Request.tool_calls,
+    TOOL_RESULT: _Request.tool_result,
+}
+
+
 class OllamaStream(CountingStream):
     """Accumulates ``/api/chat`` NDJSON lines.
 
@@ -707,55 +593,46 @@ class OllamaStream(CountingStream):
         self._error_details: FrozenDict | None = None
         self._events = 0
 
+    @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one NDJSON line (decoded); returns the deltas it carried."""
-        # hot path: the guard of `parser` written out (its *args call cost ~90 ns a
-        # line); exact-class checks first, a path string built only on failure.
-        try:
-            if event.__class__ is not dict:
-                event = as_mapping(event, "")
-            self._events += 1
-            if self._model is None:
-                self._model = opt_str(event.get("model"), "model")
-                self._created = opt_str(event.get("created_at"), "created_at")
-            out = _NO_DELTAS
-            msg = event.get("message")
-            if msg is not None:
-                if msg.__class__ is not dict:
-                    msg = as_mapping(msg, "message")
-                c = msg.get("content")
-                if c:
-                    if c.__class__ is not str:
-                        raise DecodeError(
-                            f"expected a string, got {json_type(c)}", "message.content"
-                        )
-                    self._text.append(c)
-                    out = (stream_delta(StreamDelta, "text", c, None),)
-                t = msg.get("thinking")
-                if t:
-                    if t.__class__ is not str:
-                        raise DecodeError(
-                            f"expected a string, got {json_type(t)}", "message.thinking"
-                        )
-                    self._thinking.append(t)
-                    out = (*out, stream_delta(StreamDelta, "reasoning", t, None))
-                tcs = msg.get("tool_calls")
-                if tcs:
-                    out = out + self._tool_calls(tcs)
-            elif event.get("error") is not None:
-                self._error, self._error_details = read_error(event["error"], "error")
-            elif "done" not in event:
-                kind = event.get("type")
-                raise foreign_event(event, "ollama", _READS, "message" if kind is None else "type")
-            if event.get("done") is True:
-                self._done = True
-                self._done_reason = opt_str(event.get("done_reason"), "done_reason")
-                self._usage = _usage(event)
-            return out
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise guard_error(exc) from None
+        event = as_mapping(event, "")
+        self._events += 1
+        if self._model is None:
+            self._model = opt_str(event.get("model"), "model")
+            self._created = opt_str(event.get("created_at"), "created_at")
+        out = _NO_DELTAS
+        msg = event.get("message")
+        if msg is not None:
+            out = self._message(as_mapping(msg, "message"))
+        elif event.get("error") is not None:
+            self._error, self._error_details = read_error(event["error"], "error")
+        elif "done" not in event:
+            kind = event.get("type")
+            raise foreign_event(event, "ollama", _READS, "message" if kind is None else "type")
+        if event.get("done") is True:
+            self._done = True
+            self._done_reason = opt_str(event.get("done_reason"), "done_reason")
+            self._usage = _usage(event)
+        return out
+
+    def _message(self, msg: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+        """The deltas of a line's message: text, reasoning, whole tool calls."""
+        out = _NO_DELTAS
+        text = msg.get("content")
+        if text:
+            text = _text(text, "message.content")
+            self._text.append(text)
+            out = (stream_delta(StreamDelta, "text", text, None),)
+        thinking = msg.get("thinking")
+        if thinking:
+            thinking = _text(thinking, "message.thinking")
+            self._thinking.append(thinking)
+            out = (*out, stream_delta(StreamDelta, "reasoning", thinking, None))
+        tcs = msg.get("tool_calls")
+        if tcs:
+            out += self._tool_calls(tcs)
+        return out
 
     def _tool_calls(self, tcs: object) -> tuple[StreamDelta, ...]:
         start = len(self._calls) + len(self._invalid)

@@ -243,7 +243,6 @@ class OpenRouterProvider(ChatCompletionsProvider):
     strict_tools = False
     cache_key = CONTROL_KEY
     reasoning_blocks = True
-    custom_usage = True
     finish_reasons = _FINISH
     stream_class = OpenRouterStream
 

@@ -18,13 +18,7 @@ from ._format import CallIdMap, ChatCompletionsFormat
 from ._parse import ChatCompletionsProvider, PartDecoder
 from ._readers import (
     FINISH,
-    KIND_CALLS,
-    KIND_DEVELOPER,
-    KIND_RESULT,
-    KIND_SYSTEM,
-    KIND_TEXT,
-    KIND_USER,
-    KINDS,
+    IS_ERROR_RULE,
     FormattingProvider,
     ToolPairing,
     call_state_losses,
@@ -32,7 +26,7 @@ from ._readers import (
     error_prefixed,
     foreign_event,
     freeze_arguments,
-    kind_of,
+    kind_at,
     own_extras,
     own_reasoning,
     parse_arguments,
@@ -43,18 +37,12 @@ from ._readers import (
     respond,
     unique_ids,
 )
-from ._stream import ChatCompletionsStream, UsageReader
+from ._stream import ChatCompletionsStream, UsageReader, plain_usage
 from ._tools import function_tools, openai_strict_schema, parse_function_tools
 
 __all__ = [
     "FINISH",
-    "KINDS",
-    "KIND_CALLS",
-    "KIND_DEVELOPER",
-    "KIND_RESULT",
-    "KIND_SYSTEM",
-    "KIND_TEXT",
-    "KIND_USER",
+    "IS_ERROR_RULE",
     "ChatCompletionsFormat",
     "ChatCompletionsProvider",
     "CallIdMap",
@@ -67,7 +55,7 @@ __all__ = [
     "foreign_event",
     "freeze_arguments",
     "function_tools",
-    "kind_of",
+    "kind_at",
     "openai_strict_schema",
     "own_extras",
     "own_reasoning",
@@ -76,6 +64,7 @@ __all__ = [
     "PartDecoder",
     "UsageReader",
     "parser",
+    "plain_usage",
     "read_error",
     "reasoning_to_send",
     "reinsert_unknown",

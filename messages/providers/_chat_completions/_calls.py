@@ -16,161 +16,124 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._build import tool_call
-from ..._fields import check_tool_name, known_tool_name
-from ..._frozen import EMPTY, SCALARS, FrozenDict
+from ..._fields import tool_name_ok
+from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from ..._json import json_type
-from ..._part_codec import object_text, scan_once
+from ..._part_codec import object_text
 from ..._tool_call import InvalidToolCall, ToolCall
-from ...errors import DecodeError, ValidationError, ident
-from .._base import Provider, as_list, as_mapping, freeze_decoded, raw_json_text
+from ...errors import DecodeError, ident
+from .._base import as_list, as_mapping, freeze_decoded, raw_json_text
 from ._readers import freeze_arguments, text_arguments, unique_ids
 
-__all__ = ["read_calls", "read_legacy_call"]
+__all__ = ["read_call", "read_calls", "read_legacy_call"]
 
 
 def read_calls(
-    raw: object, path: str, seed: str, provider: Provider
+    raw: object, path: str, seed: str, tag: str
 ) -> tuple[list[ToolCall], list[InvalidToolCall]]:
     """A ``tool_calls`` array: (valid calls, invalid calls), ids unique across both.
 
     ``seed`` makes the ids derived for calls the wire left without one (the response
     id or model; ``request\\x1f<index>`` for a stored conversation); entries of other
-    call types are kept under the ``provider``'s tag.
+    call types are kept under ``tag``.
     """
-    items = raw if raw.__class__ is list else as_list(raw, path)
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
-    for j, item in enumerate(items):
-        tc = item if item.__class__ is dict else as_mapping(item, f"{path}[{j}]")
-        # hot path: subscripts for the keys every call has (a get is a call; ~250
-        # instructions a call), gets when one is missing (a Mapping's missing key is
-        # a KeyError)
-        try:
-            fn = tc["function"]
-            call_id = tc["id"]
-        except KeyError:
-            fn, call_id = tc.get("function"), tc.get("id")
-        if fn.__class__ is not dict:
-            kind = tc.get("type")
-            if fn is None and kind.__class__ is str and kind != "function":
-                invalid.append(_kept_entry(tc, kind, f"{path}[{j}]", seed, j, provider.tag))
-                continue
-            fn = as_mapping(fn, f"{path}[{j}].function")
-        try:
-            name = fn["name"]
-            args = fn["arguments"]
-        except KeyError:
-            name, args = fn.get("name"), fn.get("arguments")
-        # hot path: arguments that are exactly the text of a JSON object are scanned
-        # once, here (the C scanner, see _part_codec); with a known name and an id the
-        # call is built here too (~0.2 us less per call). Anything else, and every
-        # error, goes to _call with what was read and scanned. A flat object is
-        # object_text written out (no frame: OpenAI two-call parse 64,490 -> 63,641
-        # instructions); anything nested goes to object_text itself.
-        frozen: Any = None
-        if args.__class__ is str:
-            try:
-                frozen, end = scan_once(args, 0)
-            except Exception:
-                frozen = None
-            else:
-                if frozen.__class__ is not dict or end != len(args):
-                    frozen = None
-                else:
-                    for v in frozen.values():
-                        if v.__class__ not in SCALARS:
-                            frozen = object_text(args)
-                            break
-                    else:
-                        frozen = FrozenDict(frozen) if frozen else EMPTY
-        # keys beside id, type and function (or name and arguments): kept (hot path: two
-        # len() and two in-tests a call tell the usual call)
-        kept = EMPTY
-        # (Mistral numbers its calls: an ``index`` beside them is not kept either)
-        if (
-            len(fn) != 2
-            or "type" not in tc
-            or "id" not in tc
-            or (len(tc) != 3 and (len(tc) != 4 or "index" not in tc))
-        ):
-            kept = _kept_keys(tc, fn, f"{path}[{j}]", provider.tag)
-        if (
-            frozen is not None
-            and name.__class__ is str
-            and name in known_tool_name
-            and call_id.__class__ is str
-            and call_id
-        ):
-            calls.append(tool_call(ToolCall, call_id, name, frozen, kept, args))
-            continue
+    for j, item in enumerate(as_list(raw, path)):
         where = f"{path}[{j}]"
-        c = _call(name, call_id, args, frozen, where, f"{where}.function", seed, j, kept)
-        if isinstance(c, InvalidToolCall):
-            invalid.append(c)
+        call = read_call(as_mapping(item, where), where, seed, j, tag)
+        if isinstance(call, ToolCall):
+            calls.append(call)
         else:
-            calls.append(c)
-    n = len(calls)
-    if not invalid and (n < 2 or (n == 2 and calls[0].id != calls[1].id)):
-        return calls, invalid  # hot path: the usual one call or pair, no check call
+            invalid.append(call)
     return unique_ids(calls, invalid, path)
 
 
-def _call(
-    name: object,
-    call_id: object,
-    args: object,
-    scanned: FrozenDict | None,
-    where: str,
-    fn: str,
-    seed: str,
-    j: int | str,
-    kept: FrozenDict = EMPTY,
+def read_call(
+    entry: Mapping[str, Any], where: str, seed: str, j: int, tag: str
 ) -> ToolCall | InvalidToolCall:
-    """One call from its fields as read (the usual case aside): normalised, invalid, or a
-    DecodeError for what is broken beyond a model's mistake. ``scanned`` is what
-    ``object_text`` made of text arguments (None: not exactly an object's text);
-    ``where`` is the call's path, ``fn`` the path of the object holding its name and
-    arguments; ``kept`` the call's extras (its kept keys)."""
-    if name.__class__ is not str:
-        what = "required" if name is None else f"a string, got {json_type(name)}"
-        raise DecodeError(f"tool name is {what}", f"{fn}.name")
-    raw_args = args if args.__class__ is str else None
-    if call_id is None or call_id == "":
-        call_id = call_id_of(DERIVED_ID_PREFIX, f"{seed}\x1f{j}\x1f{name}\x1f{raw_args or ''}")
-    elif call_id.__class__ is not str:
-        raise DecodeError(f"expected a string, got {json_type(call_id)}", f"{where}.id")
-    assert isinstance(name, str) and isinstance(call_id, str)
-    frozen: FrozenDict = EMPTY
-    raw = raw_args  # the text an invalid call keeps
-    problem: str | None = None
-    if raw_args is not None:
-        if scanned is not None:
-            frozen = scanned
-        else:
-            try:
-                frozen = text_arguments(raw_args, f"{fn}.arguments")
-            except DecodeError as exc:
-                problem = str(exc)
-    elif isinstance(args, Mapping):
-        # an object instead of its text (some servers); one that JSON cannot hold
-        # (NaN from a lenient decoder) is invalid, kept as a lenient encoder writes it
-        try:
-            frozen = freeze_arguments(args, f"{fn}.arguments")
-        except DecodeError as exc:
-            problem = str(exc)
-    elif args is not None:
-        raise DecodeError(f"expected a JSON string, got {json_type(args)}", f"{fn}.arguments")
-    if name not in known_tool_name:
-        try:
-            check_tool_name(name)
-        except ValidationError:
-            problem = f"{fn}.name: invalid tool name {ident(name)}"
+    """Entry ``j`` of a ``tool_calls`` array, at ``where``."""
+    fn = entry.get("function")
+    kind = entry.get("type")
+    if fn is None and isinstance(kind, str) and kind != "function":
+        return _kept_entry(entry, kind, where, seed, j, tag)
+    fn_path = f"{where}.function"
+    fn = as_mapping(fn, fn_path)
+    kept = EMPTY
+    if not (_CALL_KEYS.issuperset(entry) and _FUNCTION_KEYS.issuperset(fn)):
+        kept = _kept_keys(entry, fn, where, tag)
+    name = _name(fn.get("name"), fn_path)
+    args = fn.get("arguments")
+    call_id = _call_id(entry.get("id"), where, seed, j, name, args)
+    return _call(name, call_id, args, fn_path, kept)
+
+
+def read_legacy_call(raw: object, path: str, seed: str, j: int | str) -> ToolCall | InvalidToolCall:
+    """A deprecated ``function_call`` object: one call, its id derived (the wire has none)."""
+    fc = as_mapping(raw, path)
+    name = _name(fc.get("name"), path)
+    args = fc.get("arguments")
+    return _call(name, _call_id(None, path, seed, j, name, args), args, path, EMPTY)
+
+
+def _name(value: object, fn_path: str) -> str:
+    """A call's function name, which must be a string (a name that breaks the name rule
+    makes the call invalid, not the input)."""
+    if isinstance(value, str):
+        return value
+    what = "required" if value is None else f"a string, got {json_type(value)}"
+    raise DecodeError(f"tool name is {what}", f"{fn_path}.name")
+
+
+def _call_id(value: object, where: str, seed: str, j: int | str, name: str, args: object) -> str:
+    """A call's id, or one derived from ``seed``, its position ``j`` and the call when the
+    wire has none."""
+    if value is None or value == "":
+        text = args if isinstance(args, str) else ""
+        return call_id_of(DERIVED_ID_PREFIX, f"{seed}\x1f{j}\x1f{name}\x1f{text}")
+    if not isinstance(value, str):
+        raise DecodeError(f"expected a string, got {json_type(value)}", f"{where}.id")
+    return value
+
+
+def _call(
+    name: str, call_id: str, args: object, fn_path: str, kept: FrozenDict
+) -> ToolCall | InvalidToolCall:
+    """A call of a checked name and id: a ToolCall, or an InvalidToolCall kept as the
+    model wrote it when its arguments are not a JSON object or its name breaks the rule.
+    ``fn_path`` is the path of the object holding the name and arguments; ``kept`` the
+    call's extras (its kept keys)."""
+    frozen, problem = _arguments(args, fn_path)
+    if not tool_name_ok(name):
+        problem = f"{fn_path}.name: invalid tool name {ident(name)}"
+    text = args if isinstance(args, str) else None
     if problem is not None:
-        if raw is None:
-            raw = raw_json_text(args) if isinstance(args, Mapping) else ""
-        return InvalidToolCall(call_id, name, raw, problem, kept)
-    return tool_call(ToolCall, call_id, name, frozen, kept, raw_args)
+        if text is None:
+            text = raw_json_text(args) if isinstance(args, Mapping) else ""
+        return InvalidToolCall(call_id, name, text, problem, kept)
+    return tool_call(ToolCall, call_id, name, frozen, kept, text)
+
+
+def _arguments(args: object, fn_path: str) -> tuple[FrozenDict, str | None]:
+    """A call's arguments: (the object, None), or (EMPTY, why the call is invalid)."""
+    if args is None:
+        return EMPTY, None
+    if isinstance(args, str):
+        frozen = object_text(args)  # exactly an object's text, the usual case
+        if frozen is not None:
+            return frozen, None
+    where = f"{fn_path}.arguments"
+    try:
+        if isinstance(args, str):
+            return text_arguments(args, where), None
+        if isinstance(args, Mapping):
+            # an object instead of its text (some servers); one that JSON cannot hold
+            # (NaN from a lenient decoder) makes the call invalid
+            return freeze_arguments(args, where), None
+    except DecodeError as exc:
+        return EMPTY, str(exc)
+    raise DecodeError(f"expected a JSON string, got {json_type(args)}", where)
 
 
 #: The keys of a call entry and of its function object that the call is made of. A
@@ -216,11 +179,3 @@ def _kept_entry(
     extras = FrozenDict({tag: FrozenDict({"tool_call": entry})})
     error = f"{where}: a {ident(kind)} tool call, not a function call (kept as written)"
     return InvalidToolCall(call_id, name, raw, error, extras)
-
-
-def read_legacy_call(raw: object, path: str, seed: str, j: int | str) -> ToolCall | InvalidToolCall:
-    """A deprecated ``function_call`` object: one call, its id derived (the wire has none)."""
-    fc = as_mapping(raw, path)
-    args = fc.get("arguments")
-    scanned = object_text(args) if args.__class__ is str else None
-    return _call(fc.get("name"), None, args, scanned, path, path, seed, j)

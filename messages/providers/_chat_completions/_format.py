@@ -2,9 +2,9 @@
 
 ``ChatCompletionsFormat`` holds the rules a dialect sets (developer role, the
 reasoning field, audio and file input, OpenAI strict tools, pairing of tool
-results) and writes each message once: the usual shape (string content, calls
-without opaque state) inline, and everything else in small helpers. What a
-dialect cannot carry is converted or dropped, and every such case is a Loss;
+results) and how one message looks on the wire; ``_Request`` writes a request,
+one small writer per message kind, and keeps what the order of a chat request
+needs between messages (pairing results with calls). What a dialect cannot carry is converted or dropped, and every such case is a Loss;
 ``metadata`` and ``extras`` are never sent; paths in losses name positions in
 the canonical message list (``messages[3].content[1]``). Opaque state (kept
 parts and keys, a refusal, an audio answer, custom tool calls) goes back only to
@@ -14,12 +14,20 @@ the provider whose ``tag`` it carries.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
-from ..._cache import CacheHint
 from ..._frozen import EMPTY, thaw
-from ..._message import Message, ToolResultMessage
+from ..._kinds import ASSISTANT, DEVELOPER, SYSTEM, TOOL_CALL, TOOL_RESULT, USER
+from ..._message import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolCallMessage,
+    ToolResultMessage,
+    UserMessage,
+)
 from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart, data_url
 from ..._tool_call import InvalidToolCall, ToolCall
 from .._base import (
@@ -46,17 +54,11 @@ from .._cache_hints import (
 from ._readers import (
     ERROR_PREFIX,
     IS_ERROR_RULE,
-    KIND_CALLS,
-    KIND_RESULT,
-    KIND_SYSTEM,
-    KIND_TEXT,
-    KIND_USER,
-    KINDS,
     UNANSWERED,
     FormattingProvider,
     call_state_losses,
     error_prefixed,
-    kind_of,
+    kind_at,
     own_extras,
     put_call_keys,
     reasoning_to_send,
@@ -66,7 +68,8 @@ from ._readers import (
 from ._tools import function_tools
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ..._cache import CacheHint
+    from ...tools import ToolDefinition
 
 _NO_PART: Final = no_part_rule("content part")
 
@@ -79,8 +82,7 @@ class CallIdMap(dict[str, str]):
     ``ids[call_id]`` gives the same wire id for a call and for every result that
     answers it, and different wire ids for different ids: a dialect's subclass
     works an id out in ``__missing__`` (Mistral: nine letters and digits) and keeps
-    it. hot path: a dict, so an id seen before costs one C lookup (~40 ns; a
-    method call ~120 ns); this base sends every id as it is.
+    it (a dict, so an id seen before is one lookup); this base sends every id as it is.
     """
 
     __slots__ = ()
@@ -88,8 +90,6 @@ class CallIdMap(dict[str, str]):
     def __missing__(self, call_id: str) -> str:
         return call_id
 
-
-_USER, _TEXT, _CALLS, _RESULT, _SYSTEM = KIND_USER, KIND_TEXT, KIND_CALLS, KIND_RESULT, KIND_SYSTEM
 
 _TOOL_NAME_RULE: Final = "dropped: tool messages carry no name (the call is named by its id)"
 
@@ -152,244 +152,12 @@ class ChatCompletionsFormat(FormattingProvider):
     def _format(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> tuple[dict[str, Any], list[Loss]]:
-        losses = Losses()
-        out: list[dict[str, Any]] = []
-        tag = self.tag
-        moved: list[dict[str, Any]] | None = None
-        pairs = self.pairs_tool_results
-        # the calls of the last assistant turn while some still wait for a result
-        # (None once all are answered), where the turn is, and the ids answered
-        open_calls: Sequence[ToolCall] | None = None
-        open_invalid: Sequence[InvalidToolCall] = ()
-        open_count = 0  # how many calls the turn has (valid and invalid)
-        open_at = 0
-        answered: list[str] = []
-        # system/developer messages met between a call and its results: sent after
-        # the results (the API wants the tool messages right after the call)
-        held: list[dict[str, Any]] | None = None
-        d: dict[str, Any]
-        # the rules read once (most are off for most dialects: one local test each)
-        bridge = self.bridge_text
-        with_calls = self.reasoning_field if self.reasoning_with_calls else None
-        ids = self.call_ids() if self.call_ids is not None else None
-        wire_id = None if ids is None else ids.__getitem__  # hot path: bound once
-        # a message's cache hint, applied once its wire message is written:
-        # (index, hint, len(out), len(held)) before it
-        hinted: tuple[int, CacheHint, int, int] | None = None
-        marks: list[tuple[int, Any]] = []  # (message, the value sent) of each hint
-        # hot path: one cast for the loop; no per-message cast() call.
-        items: Sequence[Any] = cast("Sequence[Any]", messages)
-        for i, m in enumerate(items):
-            if hinted is not None:
-                self._cache_hint(out, held, hinted, marks, losses)
-                hinted = None
-            # hot path: the message class picks the writer (a dict subscript by type(m),
-            # ~5 ns more than reading the role, which would still leave text and call
-            # turns apart; m.__class__ costs ~10 ns more on a slotted dataclass)
-            try:
-                kind = KINDS[type(m)]
-            except KeyError:
-                kind = kind_of(m, i)
-            # hot path: results first, the most frequent messages of a tool loop (two
-            # branch tests less each: format_request ~3% less on the benchmark loop).
-            # Each kind's branch opens with the same four lines reading the message's
-            # name, extras and cache hint: there the loads see one class and stay
-            # specialised (read once above the branches, for four classes in turn, they
-            # cost ~420 instructions a message: 548k -> 506k a request)
-            if kind is _RESULT:
-                name = m.name
-                own = own_extras(m, tag, i, losses) if m.extras else EMPTY
-                if m.cache is not None:
-                    hinted = (i, m.cache, len(out), len(held) if held else 0)
-                cid = m.tool_call_id
-                if pairs:
-                    # hot path: results usually come in the calls' order; no set, no dict
-                    k = len(answered)
-                    if open_calls is None or cid in answered:
-                        paired = False
-                    elif k < len(open_calls) and open_calls[k].id == cid:
-                        paired = True
-                    else:
-                        paired = _is_open(cid, open_calls, open_invalid)
-                    if not paired:
-                        losses.add(
-                            f"messages[{i}]",
-                            "tool result that answers no open call",
-                            f"dropped: {self.name} rejects a tool message without its call",
-                        )
-                        continue
-                    answered.append(cid)
-                    if k + 1 == open_count:  # the last of the turn's results
-                        open_calls = None
-                if name is not None:
-                    losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
-                c = m.content
-                if wire_id is not None:
-                    cid = wire_id(cid)
-                if c.__class__ is str and not m.is_error:
-                    out.append({"role": "tool", "tool_call_id": cid, "content": c})
-                    continue
-                d, extra = self._tool(m, i, losses, own)
-                d["tool_call_id"] = cid
-                out.append(d)
-                if extra:
-                    moved = extra if moved is None else moved + extra
-                continue
-            if open_calls is not None and kind < _RESULT:
-                # a user or assistant turn: the calls left waiting get error results
-                self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses, ids)
-                open_calls = None
-            if open_calls is None and (moved is not None or held is not None):
-                # the results are complete: the media moved out of them, then the
-                # system messages held back, in their order
-                if bridge is not None and out[-1]["role"] == "tool":
-                    self._bridge(out, i, "message moved", losses)
-                if moved is not None:
-                    out.append({"role": "user", "content": moved})
-                    moved = None
-                if held is not None:
-                    out.extend(held)
-                    held = None
-            # string content is written here, parts and opaque state in the helpers
-            if kind is _USER:
-                name = m.name
-                own = own_extras(m, tag, i, losses) if m.extras else EMPTY
-                if m.cache is not None:
-                    hinted = (i, m.cache, len(out), len(held) if held else 0)
-                if bridge is not None and out and out[-1]["role"] == "tool":
-                    self._bridge(out, i, "user message", losses)
-                c = m.content
-                if c.__class__ is str:
-                    out.append({"role": "user", "content": c})
-                else:
-                    out.append({"role": "user", "content": self._user_parts(c, i, losses, own)})
-            elif kind is _CALLS:
-                name = m.name
-                own = own_extras(m, tag, i, losses) if m.extras else EMPTY
-                if m.cache is not None:
-                    hinted = (i, m.cache, len(out), len(held) if held else 0)
-                c = m.content
-                if c is None or c.__class__ is str:
-                    d = {"role": "assistant", "content": c or None}
-                else:
-                    d = self._assistant_parts(c, True, i, losses, own)
-                if own:
-                    self._assistant_state(d, own, i, losses)
-                calls: Sequence[ToolCall] = m.tool_calls
-                if calls:
-                    # hot path: one loop (a comprehension is a function call in 3.11:
-                    # with the loop over the extras it cost ~110 ns more a turn)
-                    wire: list[dict[str, Any]] = []
-                    state = False
-                    for tc in calls:
-                        if tc.extras:
-                            state = True
-                        fn = {"name": tc.name, "arguments": tc.arguments_json}
-                        cid = tc.id if wire_id is None else wire_id(tc.id)
-                        wire.append({"id": cid, "type": "function", "function": fn})
-                    if state:
-                        call_state_losses(calls, tag, i, losses)
-                        for entry, tc in zip(wire, calls, strict=True):
-                            put_call_keys(entry, tc.extras, tag)
-                    d["tool_calls"] = wire
-                bad: Sequence[InvalidToolCall] = m.invalid_tool_calls
-                if bad:
-                    bad = self._invalid_calls(d, bad, i, losses)
-                    if wire_id is not None:
-                        for entry in d.get("tool_calls", ())[len(calls) :]:
-                            entry["id"] = wire_id(entry["id"])
-                if with_calls is not None and with_calls not in d and (calls or bad):
-                    d[with_calls] = ""
-                out.append(d)
-                if pairs and (calls or bad):
-                    open_calls, open_invalid, open_at, answered = calls, bad, i, []
-                    open_count = len(calls) + len(bad) if bad else len(calls)
-            elif kind is _TEXT:
-                name = m.name
-                own = own_extras(m, tag, i, losses) if m.extras else EMPTY
-                if m.cache is not None:
-                    hinted = (i, m.cache, len(out), len(held) if held else 0)
-                c = m.content
-                if c.__class__ is str:
-                    d = {"role": "assistant", "content": c}
-                else:
-                    d = self._assistant_parts(c, False, i, losses, own)
-                if own:
-                    self._assistant_state(d, own, i, losses)
-                out.append(d)
-            else:  # system or developer
-                name = m.name
-                own = own_extras(m, tag, i, losses) if m.extras else EMPTY
-                if m.cache is not None:
-                    hinted = (i, m.cache, len(out), len(held) if held else 0)
-                d = self._system(m, kind, i, losses, own)
-                if name is not None:
-                    self._name(d, name, i, losses)
-                if open_calls is not None:
-                    losses.add(
-                        f"messages[{i}]",
-                        f"{d['role']} message between a tool call and its results",
-                        f"moved after the results: {self.name} wants them right after the call",
-                    )
-                    held = [d] if held is None else [*held, d]
-                else:
-                    if bridge is not None and out and out[-1]["role"] == "tool":
-                        self._bridge(out, i, f"{d['role']} message", losses)
-                    out.append(d)
-                continue
-            if name is not None:
-                # chat completions carry a participant name on every role but tool
-                self._name(out[-1], name, i, losses)
-        if hinted is not None:
-            self._cache_hint(out, held, hinted, marks, losses)
-        if open_calls is not None and (answered or self.answers_last_turn):
-            # a last turn with some results: the rest are answered; one with none
-            # at all is left pending (a tool may still be running), as repair does,
-            # unless the server wants every call answered
-            self._answer_pending(out, open_calls, open_invalid, open_at, answered, losses, ids)
-        if (
-            (moved is not None or held is not None)
-            and bridge is not None
-            and out[-1]["role"] == "tool"
-        ):
-            self._bridge(out, len(items) - 1, "message moved", losses)
-        if moved is not None:
-            out.append({"role": "user", "content": moved})
-        if held is not None:
-            out.extend(held)
-        if marks:
-            self._limit_hints(out, marks, losses)
-        body: dict[str, Any] = {"messages": out}
+        request = _Request(self)
+        request.write(messages)
+        body: dict[str, Any] = {"messages": request.out}
         if tools:
-            body["tools"] = function_tools(tools, self.strict_tools, losses)
-        return body, losses.items
-
-    def _answer_pending(
-        self,
-        out: list[dict[str, Any]],
-        calls: Sequence[ToolCall],
-        invalid: Sequence[InvalidToolCall],
-        i: int,
-        answered: list[str],
-        losses: Losses,
-        ids: CallIdMap | None = None,
-    ) -> None:
-        """An error result for each call left unanswered (the API rejects the request else)."""
-        groups: tuple[tuple[str, Sequence[ToolCall | InvalidToolCall]], ...] = (
-            ("tool_calls", calls),
-            ("invalid_tool_calls", invalid),
-        )
-        for group, items in groups:
-            for k, call in enumerate(items):
-                if call.id in answered:
-                    continue
-                cid = call.id if ids is None else ids[call.id]
-                out.append({"role": "tool", "tool_call_id": cid, "content": UNANSWERED})
-                losses.add(
-                    f"messages[{i}].{group}[{k}]",
-                    "unanswered tool call",
-                    f"answered with an error result: {self.name} requires a result for every call",
-                )
+            body["tools"] = function_tools(tools, self.strict_tools, request.losses)
+        return body, request.losses.items
 
     def _name(self, d: dict[str, Any], name: str, i: int, losses: Losses) -> None:
         """A message's participant name, where the wire takes one (``message_names``)."""
@@ -399,55 +167,6 @@ class ChatCompletionsFormat(FormattingProvider):
             losses.add(
                 f"messages[{i}].name", "message name", f"dropped: {self.name} messages take no name"
             )
-
-    def _bridge(self, out: list[dict[str, Any]], i: int, what: str, losses: Losses) -> None:
-        """An assistant message between tool results and what follows them (``bridge_text``)."""
-        out.append({"role": "assistant", "content": self.bridge_text})
-        losses.add(
-            f"messages[{i}]",
-            f"{what} right after tool results",
-            f"an assistant message {self.bridge_text!r} is put before it:"
-            f" {self.name} takes only an assistant or tool message after a tool message",
-        )
-
-    def _cache_hint(
-        self,
-        out: list[dict[str, Any]],
-        held: list[dict[str, Any]] | None,
-        hinted: tuple[int, CacheHint, int, int],
-        marks: list[tuple[int, Any]],
-        losses: Losses,
-    ) -> None:
-        """Put message ``hinted[0]``'s cache hint on the last content part of its wire
-        message (``cache_key``), noted in ``marks``, or report it. A part that already
-        has the key (kept from a parsed request) keeps its own value: one key, never
-        two (a Loss when it says something else)."""
-        i, hint, before, held_before = hinted
-        key = self.cache_key
-        if key is None:
-            hint_loss(losses, i, self.cache_rule or no_breakpoints(self.name))
-            return
-        if len(out) > before:
-            d = out[-1]
-        elif held and len(held) > held_before:
-            d = held[-1]
-        else:
-            hint_loss(losses, i, NOT_SENT)
-            return
-        if key == BREAKPOINT_KEY and d["role"] == "assistant":
-            hint_loss(losses, i, input_only_rule(self.name))
-            return
-        value = control(hint) if key == CONTROL_KEY else openai_breakpoint()
-        c = d.get("content")
-        if c.__class__ is str or c.__class__ is list:
-            d["content"], placed = mark_last(c, key, value, "text")
-        else:
-            placed = None
-        if missed(losses, i, placed, value, key, _NO_PART):
-            return
-        marks.append((i, value))
-        if hint.ttl is not None and key == BREAKPOINT_KEY:
-            losses.add(f"messages[{i}].cache.ttl", "cache hint ttl", breakpoint_ttl_rule(self.name))
 
     def _limit_hints(
         self, out: list[dict[str, Any]], marks: list[tuple[int, Any]], losses: Losses
@@ -471,73 +190,50 @@ class ChatCompletionsFormat(FormattingProvider):
         return parts or ""
 
     def _part(self, p: ContentPart, i: int, j: int, losses: Losses) -> dict[str, Any] | None:
-        t = type(p)
-        if t is TextPart:
-            return {"type": "text", "text": cast("TextPart", p).text}
-        if t is ImagePart or isinstance(p, ImagePart):
-            if not self.image_input:
-                losses.add(
-                    f"messages[{i}].content[{j}]",
-                    "image part",
-                    f"dropped: {self.name} chat messages take no image input",
-                )
-                return None
-            img = cast("ImagePart", p)
-            url: dict[str, Any] = {"url": img.data_url}
-            if img.detail is not None:
-                url["detail"] = img.detail
-            return {"type": "image_url", "image_url": url}
+        """One part of a user or tool message; None (and a loss) when this wire cannot
+        carry it."""
         if isinstance(p, TextPart):
             return {"type": "text", "text": p.text}
-        if isinstance(p, AudioPart):
-            if self.audio_input:
-                return {"type": "input_audio", "input_audio": {"data": p.data, "format": p.format}}
-            losses.add(
-                f"messages[{i}].content[{j}]",
-                "audio part",
-                f"dropped: {self.name} chat messages take no audio input",
-            )
-            return None
-        if isinstance(p, FilePart):
-            if self.file_input:
-                f: dict[str, Any] = {}
-                if p.data is not None:
-                    f["file_data"] = data_url(p.media_type, p.data) if p.media_type else p.data
-                if p.file_id:
-                    f["file_id"] = p.file_id
-                if p.filename:
-                    f["filename"] = p.filename
-                return {"type": "file", "file": f}
-            losses.add(
-                f"messages[{i}].content[{j}]",
-                "file part",
-                f"dropped: {self.name} chat messages take no file input",
-            )
-            return None
-        losses.add(
-            f"messages[{i}].content[{j}]",
-            f"{t.__name__} in a user or tool message",
-            "dropped: not a content part this wire carries",
-        )
+        if isinstance(p, ImagePart) and self.image_input:
+            url: dict[str, Any] = {"url": p.data_url}
+            if p.detail is not None:
+                url["detail"] = p.detail
+            return {"type": "image_url", "image_url": url}
+        if isinstance(p, AudioPart) and self.audio_input:
+            return {"type": "input_audio", "input_audio": {"data": p.data, "format": p.format}}
+        if isinstance(p, FilePart) and self.file_input:
+            return {"type": "file", "file": _file(p)}
+        path = f"messages[{i}].content[{j}]"
+        for cls, what in _INPUTS:
+            if isinstance(p, cls):
+                rule = f"dropped: {self.name} chat messages take no {what} input"
+                losses.add(path, f"{what} part", rule)
+                return None
+        what = f"{type(p).__name__} in a user or tool message"
+        losses.add(path, what, "dropped: not a content part this wire carries")
         return None
 
     def _system(
-        self, m: Any, kind: int, i: int, losses: Losses, own: Mapping[str, Any]
+        self,
+        m: SystemMessage | DeveloperMessage,
+        developer: bool,
+        i: int,
+        losses: Losses,
+        own: Mapping[str, Any],
     ) -> dict[str, Any]:
-        if kind is _SYSTEM:
-            d: dict[str, Any] = {"role": "system", "content": m.content}  # always a str
-        elif self.developer_role:
-            d = {"role": "developer", "content": m.content}
-        else:
-            d = {"role": "system", "content": m.content}
-            losses.add(
-                f"messages[{i}]",
-                "developer role",
-                f"sent as a system message: {self.name} has no developer role",
-            )
+        """A system or developer message (``developer``): its text, split into the parts it
+        was parsed from when this provider kept their lengths."""
+        role = "system"
+        if developer:
+            if self.developer_role:
+                role = "developer"
+            else:
+                rule = f"sent as a system message: {self.name} has no developer role"
+                losses.add(f"messages[{i}]", "developer role", rule)
+        content: str | list[dict[str, Any]] = m.content
         if own and ("lengths" in own or "keys" in own):
-            d["content"] = _split_text(d["content"], own, i, losses)
-        return d
+            content = _split_text(m.content, own, i, losses)
+        return {"role": role, "content": content}
 
     def _assistant_parts(
         self,
@@ -550,7 +246,7 @@ class ChatCompletionsFormat(FormattingProvider):
         """An assistant message whose content is parts: the text joined, reasoning to
         its field (only this provider's own, where the dialect has one). ``own`` is
         this provider's kept state of the message (a dialect may place it here)."""
-        text = "".join([p.text for p in content if type(p) is TextPart or isinstance(p, TextPart)])
+        text = "".join([p.text for p in content if isinstance(p, TextPart)])
         d: dict[str, Any] = {"role": "assistant", "content": text or None if has_calls else text}
         field = self.reasoning_field
         reasoning = reasoning_to_send(self.tag, self.name, field, content, i, losses)
@@ -616,33 +312,17 @@ class ChatCompletionsFormat(FormattingProvider):
 
     def _tool(
         self, m: ToolResultMessage, i: int, losses: Losses, own: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+    ) -> tuple[str | list[dict[str, Any]], list[dict[str, Any]] | None]:
+        """A tool result's content that is parts or an error: its text parts (a tool
+        message carries text only), and the other parts it had, moved out to a user
+        message that follows the results (None: there are none)."""
         c = m.content
         moved: list[dict[str, Any]] | None = None
         content: str | list[dict[str, Any]]
         if isinstance(c, str):
             content = c
         else:
-            texts: list[dict[str, Any]] = []
-            for j, p in enumerate(c):
-                if type(p) is TextPart or isinstance(p, TextPart):
-                    texts.append({"type": "text", "text": p.text})
-                    continue
-                enc = self._part(p, i, j, losses)
-                if enc is None:  # this provider cannot send it at all: _part reported it
-                    continue
-                losses.add(
-                    f"messages[{i}].content[{j}]",
-                    f"{type(p).__name__} in a tool result",
-                    "moved to a user message after the tool results: tool messages carry text only",
-                )
-                if moved is None:
-                    moved = [{"type": "text", "text": f"[content of tool result {m.tool_call_id}]"}]
-                moved.append(enc)
-            if not texts and moved is not None:
-                texts.append(
-                    {"type": "text", "text": "[non-text content follows in a user message]"}
-                )
+            texts, moved = self._tool_parts(m, c, i, losses)
             if own:
                 reinsert_unknown(texts, own)
             content = texts or ""
@@ -652,16 +332,342 @@ class ChatCompletionsFormat(FormattingProvider):
                 content = error_prefixed(content)
             elif not content or not says_error(content[0]):
                 content = [{"type": "text", "text": ERROR_PREFIX}, *content]
-        d = {"role": "tool", "tool_call_id": m.tool_call_id, "content": content}
-        return d, moved
+        return content, moved
+
+    def _tool_parts(
+        self, m: ToolResultMessage, content: Sequence[ContentPart], i: int, losses: Losses
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+        """The text parts of a tool result, and its other parts (each a loss) to move to a
+        user message after the results, under a line naming the result."""
+        texts: list[dict[str, Any]] = []
+        moved: list[dict[str, Any]] | None = None
+        for j, p in enumerate(content):
+            if isinstance(p, TextPart):
+                texts.append({"type": "text", "text": p.text})
+                continue
+            enc = self._part(p, i, j, losses)
+            if enc is None:  # this provider cannot send it at all: _part reported it
+                continue
+            losses.add(
+                f"messages[{i}].content[{j}]",
+                f"{type(p).__name__} in a tool result",
+                "moved to a user message after the tool results: tool messages carry text only",
+            )
+            if moved is None:
+                moved = [{"type": "text", "text": f"[content of tool result {m.tool_call_id}]"}]
+            moved.append(enc)
+        if not texts and moved is not None:
+            texts.append({"type": "text", "text": "[non-text content follows in a user message]"})
+        return texts, moved
 
 
-def _is_open(cid: str, calls: Sequence[ToolCall], invalid: Sequence[InvalidToolCall]) -> bool:
-    """Whether ``cid`` is one of the open calls (results out of the calls' order)."""
-    for c in calls:
-        if c.id == cid:
-            return True
-    return any(c.id == cid for c in invalid)
+class _Request:
+    """One request being written: the wire messages, the losses, and what the order of
+    a chat request needs kept between messages (the turn of calls that results answer,
+    what waits for those results, the cache hint of the message just written)."""
+
+    __slots__ = (
+        "answered",
+        "fmt",
+        "held",
+        "hinted",
+        "ids",
+        "losses",
+        "marks",
+        "moved",
+        "open_at",
+        "open_calls",
+        "open_invalid",
+        "out",
+        "tag",
+    )
+
+    def __init__(self, fmt: ChatCompletionsFormat) -> None:
+        self.fmt = fmt
+        self.tag = fmt.tag
+        self.losses = Losses()
+        self.out: list[dict[str, Any]] = []
+        # the calls of the last assistant turn while some still wait for a result (None
+        # once all are answered; only when the dialect pairs results), where the turn is,
+        # and the ids answered so far
+        self.open_calls: Sequence[ToolCall] | None = None
+        self.open_invalid: Sequence[InvalidToolCall] = ()
+        self.open_at = 0
+        self.answered: list[str] = []
+        # parts moved out of tool results, sent in a user message after them; system and
+        # developer messages met between a call and its results, sent after them
+        self.moved: list[dict[str, Any]] | None = None
+        self.held: list[dict[str, Any]] | None = None
+        # the cache hint of the message being written: (index, hint, len(out), len(held))
+        # before its wire message; and (index, the value sent) of each hint placed
+        self.hinted: tuple[int, CacheHint, int, int] | None = None
+        self.marks: list[tuple[int, Any]] = []
+        self.ids = fmt.call_ids() if fmt.call_ids is not None else None
+
+    def write(self, messages: Sequence[Message]) -> None:
+        """Write every message, then close the request."""
+        for i, m in enumerate(messages):
+            _WRITERS[kind_at(m, i)](self, m, i)
+            self.place_hint()
+        if self.open_calls is not None and (self.answered or self.fmt.answers_last_turn):
+            # a last turn with some results: the rest are answered; one with none at all
+            # is left pending (a tool may still be running), as repair does, unless the
+            # server wants every call answered
+            self.answer_pending()
+        self.flush(len(messages) - 1)
+        if self.marks:
+            self.fmt._limit_hints(self.out, self.marks, self.losses)
+
+    # -- one writer per message kind -------------------------------------------------
+
+    def system(self, m: SystemMessage, i: int) -> None:
+        self.instruction(m, False, i)
+
+    def developer(self, m: DeveloperMessage, i: int) -> None:
+        self.instruction(m, True, i)
+
+    def instruction(self, m: SystemMessage | DeveloperMessage, developer: bool, i: int) -> None:
+        """A system or developer message; between a call and its results it waits for them
+        (the API wants the tool messages right after the call)."""
+        if self.open_calls is None:
+            self.flush(i)
+        own = self.begin(m, i)
+        d = self.fmt._system(m, developer, i, self.losses, own)
+        if m.name is not None:
+            self.fmt._name(d, m.name, i, self.losses)
+        if self.open_calls is None:
+            self.bridge_before(i, f"{d['role']} message")
+            self.out.append(d)
+            return
+        self.losses.add(
+            f"messages[{i}]",
+            f"{d['role']} message between a tool call and its results",
+            f"moved after the results: {self.fmt.name} wants them right after the call",
+        )
+        if self.held is None:
+            self.held = []
+        self.held.append(d)
+
+    def user(self, m: UserMessage, i: int) -> None:
+        self.close_turn(i)
+        own = self.begin(m, i)
+        self.bridge_before(i, "user message")
+        c = m.content
+        content = c if isinstance(c, str) else self.fmt._user_parts(c, i, self.losses, own)
+        self.append({"role": "user", "content": content}, m.name, i)
+
+    def assistant(self, m: AssistantMessage, i: int) -> None:
+        self.close_turn(i)
+        own = self.begin(m, i)
+        c = m.content
+        if c is None or isinstance(c, str):
+            d: dict[str, Any] = {"role": "assistant", "content": c}
+        else:
+            d = self.fmt._assistant_parts(c, False, i, self.losses, own)
+        if own:
+            self.fmt._assistant_state(d, own, i, self.losses)
+        self.append(d, m.name, i)
+
+    def tool_calls(self, m: ToolCallMessage, i: int) -> None:
+        self.close_turn(i)
+        own = self.begin(m, i)
+        fmt = self.fmt
+        c = m.content
+        if c is None or isinstance(c, str):
+            d: dict[str, Any] = {"role": "assistant", "content": c or None}
+        else:
+            d = fmt._assistant_parts(c, True, i, self.losses, own)
+        if own:
+            fmt._assistant_state(d, own, i, self.losses)
+        calls = m.tool_calls
+        if calls:
+            d["tool_calls"] = self.call_entries(calls, i)
+        bad: Sequence[InvalidToolCall] = m.invalid_tool_calls
+        if bad:
+            bad = fmt._invalid_calls(d, bad, i, self.losses)
+            for entry in d.get("tool_calls", ())[len(calls) :]:
+                entry["id"] = self.wire_id(entry["id"])
+        field = fmt.reasoning_field if fmt.reasoning_with_calls else None
+        if field is not None and field not in d and (calls or bad):
+            d[field] = ""
+        self.append(d, m.name, i)
+        if fmt.pairs_tool_results and (calls or bad):
+            self.open_calls, self.open_invalid, self.open_at, self.answered = calls, bad, i, []
+
+    def tool_result(self, m: ToolResultMessage, i: int) -> None:
+        own = self.begin(m, i)
+        fmt = self.fmt
+        if fmt.pairs_tool_results and not self.pair(m.tool_call_id):
+            rule = f"dropped: {fmt.name} rejects a tool message without its call"
+            self.losses.add(f"messages[{i}]", "tool result that answers no open call", rule)
+            return
+        if m.name is not None:
+            self.losses.add(f"messages[{i}].name", "message name", _TOOL_NAME_RULE)
+        cid = self.wire_id(m.tool_call_id)
+        if isinstance(m.content, str) and not m.is_error:
+            self.out.append({"role": "tool", "tool_call_id": cid, "content": m.content})
+            return
+        content, moved = fmt._tool(m, i, self.losses, own)
+        self.out.append({"role": "tool", "tool_call_id": cid, "content": content})
+        if moved:
+            if self.moved is None:
+                self.moved = []
+            self.moved.extend(moved)
+
+    # -- what the writers share ---------------------------------------------------------
+
+    def begin(self, m: Message, i: int) -> Mapping[str, Any]:
+        """This provider's kept state of ``m`` (another provider's is a loss); notes its
+        cache hint, placed once its wire message is written."""
+        own = own_extras(m, self.tag, i, self.losses) if m.extras else EMPTY
+        if m.cache is not None:
+            self.hinted = (i, m.cache, len(self.out), len(self.held) if self.held else 0)
+        return own
+
+    def append(self, d: dict[str, Any], name: str | None, i: int) -> None:
+        """A wire message, with the participant's name (on every role but tool)."""
+        self.out.append(d)
+        if name is not None:
+            self.fmt._name(d, name, i, self.losses)
+
+    def call_entries(self, calls: Sequence[ToolCall], i: int) -> list[dict[str, Any]]:
+        """The ``tool_calls`` entries of valid calls, with their kept keys."""
+        entries = [
+            {
+                "id": self.wire_id(c.id),
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments_json},
+            }
+            for c in calls
+        ]
+        if any(c.extras for c in calls):
+            call_state_losses(calls, self.tag, i, self.losses)
+            for entry, c in zip(entries, calls, strict=True):
+                put_call_keys(entry, c.extras, self.tag)
+        return entries
+
+    def wire_id(self, call_id: str) -> str:
+        """The id a call (and every result answering it) is sent with (``call_ids``)."""
+        return call_id if self.ids is None else self.ids[call_id]
+
+    # -- pairing calls and results ------------------------------------------------------
+
+    def pair(self, call_id: str) -> bool:
+        """Whether ``call_id`` answers a call of the open turn not answered yet; if so it
+        is noted, and the turn closes with its last result."""
+        calls = self.open_calls
+        if calls is None or call_id in self.answered:
+            return False
+        invalid = self.open_invalid
+        if not any(c.id == call_id for c in calls) and not any(c.id == call_id for c in invalid):
+            return False
+        self.answered.append(call_id)
+        if len(self.answered) == len(calls) + len(invalid):
+            self.open_calls = None
+        return True
+
+    def close_turn(self, i: int) -> None:
+        """Before a user or assistant message: the calls still open get error results, then
+        what waited for the results follows them."""
+        if self.open_calls is not None:
+            self.answer_pending()
+            self.open_calls = None
+        self.flush(i)
+
+    def answer_pending(self) -> None:
+        """An error result for each call of the open turn left unanswered (the API rejects
+        the request else)."""
+        groups: tuple[tuple[str, Sequence[ToolCall | InvalidToolCall]], ...] = (
+            ("tool_calls", self.open_calls or ()),
+            ("invalid_tool_calls", self.open_invalid),
+        )
+        rule = f"answered with an error result: {self.fmt.name} requires a result for every call"
+        for group, calls in groups:
+            for k, call in enumerate(calls):
+                if call.id in self.answered:
+                    continue
+                cid = self.wire_id(call.id)
+                self.out.append({"role": "tool", "tool_call_id": cid, "content": UNANSWERED})
+                self.losses.add(
+                    f"messages[{self.open_at}].{group}[{k}]", "unanswered tool call", rule
+                )
+
+    def flush(self, i: int) -> None:
+        """After the results of a turn: the parts moved out of them, then the system
+        messages held back, in their order."""
+        if self.moved is None and self.held is None:
+            return
+        self.bridge_before(i, "message moved")
+        if self.moved is not None:
+            self.out.append({"role": "user", "content": self.moved})
+            self.moved = None
+        if self.held is not None:
+            self.out.extend(self.held)
+            self.held = None
+
+    def bridge_before(self, i: int, what: str) -> None:
+        """An assistant message between tool results and what follows them, where the
+        dialect wants one (``bridge_text``)."""
+        text = self.fmt.bridge_text
+        if text is None or not self.out or self.out[-1]["role"] != "tool":
+            return
+        self.out.append({"role": "assistant", "content": text})
+        self.losses.add(
+            f"messages[{i}]",
+            f"{what} right after tool results",
+            f"an assistant message {text!r} is put before it:"
+            f" {self.fmt.name} takes only an assistant or tool message after a tool message",
+        )
+
+    # -- cache hints ---------------------------------------------------------------------
+
+    def place_hint(self) -> None:
+        """Put the noted cache hint on the last content part of its wire message
+        (``cache_key``), noted in ``marks``, or report it. A part that already has the key
+        (kept from a parsed request) keeps its own value: one key, never two (a Loss when
+        it says something else)."""
+        if self.hinted is None:
+            return
+        i, hint, before, held_before = self.hinted
+        self.hinted = None
+        fmt, losses = self.fmt, self.losses
+        key = fmt.cache_key
+        if key is None:
+            hint_loss(losses, i, fmt.cache_rule or no_breakpoints(fmt.name))
+            return
+        if len(self.out) > before:
+            d = self.out[-1]
+        elif self.held and len(self.held) > held_before:
+            d = self.held[-1]
+        else:
+            hint_loss(losses, i, NOT_SENT)
+            return
+        if key == BREAKPOINT_KEY and d["role"] == "assistant":
+            hint_loss(losses, i, input_only_rule(fmt.name))
+            return
+        value = control(hint) if key == CONTROL_KEY else openai_breakpoint()
+        c = d.get("content")
+        placed = None
+        if isinstance(c, (str, list)):
+            d["content"], placed = mark_last(c, key, value, "text")
+        if missed(losses, i, placed, value, key, _NO_PART):
+            return
+        self.marks.append((i, value))
+        if hint.ttl is not None and key == BREAKPOINT_KEY:
+            losses.add(f"messages[{i}].cache.ttl", "cache hint ttl", breakpoint_ttl_rule(fmt.name))
+
+
+_Writer = Callable[[_Request, Any, int], None]
+
+#: The writer of each message kind.
+_WRITERS: Final[dict[int, _Writer]] = {
+    SYSTEM: _Request.system,
+    DEVELOPER: _Request.developer,
+    USER: _Request.user,
+    ASSISTANT: _Request.assistant,
+    TOOL_CALL: _Request.tool_calls,
+    TOOL_RESULT: _Request.tool_result,
+}
 
 
 def _split_text(
@@ -690,3 +696,20 @@ def _split_text(
         "dropped: the text is no longer the one they were kept for",
     )
     return text
+
+
+def _file(p: FilePart) -> dict[str, Any]:
+    """The ``file`` object of a file part: inline data (a data URL when the media type
+    is known), file id, filename."""
+    f: dict[str, Any] = {}
+    if p.data is not None:
+        f["file_data"] = data_url(p.media_type, p.data) if p.media_type else p.data
+    if p.file_id:
+        f["file_id"] = p.file_id
+    if p.filename:
+        f["filename"] = p.filename
+    return f
+
+
+#: The part classes a dialect may not take as input, and how a loss names them.
+_INPUTS: Final = ((ImagePart, "image"), (AudioPart, "audio"), (FilePart, "file"))

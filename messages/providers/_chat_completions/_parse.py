@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ... import _build
 from ..._frozen import EMPTY
 from ..._json import json_type
 from ..._message import (
@@ -51,7 +50,7 @@ from .._base import (
     as_list,
     as_mapping,
     freeze_decoded,
-    guard_error,
+    make_response,
     opt_str,
     request_messages,
 )
@@ -76,7 +75,7 @@ from ._stream import ChatCompletionsStream
 from ._tools import parse_function_tools
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 __all__ = ["ChatCompletionsProvider", "PartDecoder", "content_text", "decode_part"]
 
@@ -93,9 +92,6 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     stream_class: type[ChatCompletionsStream] = ChatCompletionsStream
     #: Raw ``finish_reason`` -> FinishReason (anything else is OTHER).
     finish_reasons: Mapping[str, FinishReason] = FINISH
-    #: Reads usage with ``_usage`` (vendor fields, metadata such as a cost) instead of
-    #: the plain ``chat_usage``.
-    custom_usage: bool = False
     #: Reads ``reasoning_details`` with ``_details`` (OpenRouter's reasoning blocks).
     reasoning_blocks: bool = False
     #: Readers of content-part types the family does not share, by type (Mistral's
@@ -104,12 +100,11 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
 
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
-        return self.stream_class(
-            self.tag, self.name, self.finish_reasons, self._usage if self.custom_usage else None
-        )
+        return self.stream_class(self.tag, self.name, self.finish_reasons, self._usage)
 
     def _usage(self, raw: object, path: str) -> tuple[Usage | None, Mapping[str, Any] | None]:
-        """The usage of a response or chunk, and metadata keys it adds (see ``custom_usage``)."""
+        """The usage of a response or chunk, and metadata keys it adds (a dialect reads its
+        vendor fields here, e.g. a cost)."""
         return chat_usage(raw, path), None
 
     def _details(
@@ -130,153 +125,55 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
 
     # -- responses ------------------------------------------------------------------------
 
+    @parser
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a non-streaming response body (or an error body: finish_reason ERROR)."""
-        # hot path: the guard of `parser` written out (its *args call costs ~90 ns a parse)
-        try:
-            return self._parse_response(body)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise guard_error(exc) from None
-
-    def _parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
-        # hot path: exact-class checks first (x.__class__, ~15 ns less than type(x));
-        # what is not the usual type goes to a reader, which builds the path then.
-        # The tag is read only for what is tagged.
-        b = body if body.__class__ is dict else as_mapping(body, "")
-        # hot path: the keys every response has are read by subscript (a get is a
-        # call, ~100 instructions), by get when one is missing (an error body)
-        try:
-            model = b["model"]
-            choices = b["choices"]
-            resp_id = b["id"]
-            raw_usage = b["usage"]
-        except KeyError:
-            model, choices, resp_id = b.get("model"), b.get("choices"), b.get("id")
-            raw_usage = b.get("usage")
-        if model is not None and model.__class__ is not str:
-            model = opt_str(model, "model")
-        if choices.__class__ is not list or not choices:
+        b = as_mapping(body, "")
+        model = opt_str(b.get("model"), "model")
+        choices = b.get("choices")
+        if not choices:
             if choices is None and (b.get("error") is not None or b.get("object") == "error"):
-                # {"error": {...}}, or vLLM's flat {"object": "error", "message": ...}
-                err = b.get("error")
-                said, details = read_error(b, "") if err is None else read_error(err, "error")
-                message = respond("", None, self.tag, (), None, None, details)
-                return ChatResponse(message, FinishReason.ERROR, None, model, error=said)
+                return self._error_response(b, model)
             if not as_list(choices, "choices"):
                 raise DecodeError("no choices: the response carries no message", "choices")
-        if resp_id is not None and resp_id.__class__ is not str:
-            resp_id = opt_str(resp_id, "id")
-        ch = choices[0]
-        if ch.__class__ is not dict:
-            ch = as_mapping(ch, "choices[0]")
-        try:
-            msg = ch["message"]
-            raw_finish = ch["finish_reason"]
-        except KeyError:
-            msg, raw_finish = ch.get("message"), ch.get("finish_reason")
-        if msg.__class__ is not dict:
-            msg = as_mapping(msg, "choices[0].message")
+        choices = as_list(choices, "choices")
+        resp_id = opt_str(b.get("id"), "id")
+        choice = as_mapping(choices[0], "choices[0]")
+        msg = as_mapping(choice.get("message"), "choices[0].message")
         own: dict[str, Any] = {}
         if len(choices) > 1:
             # n > 1: the answer is choice 0; the others are kept as they came
             own["choices"] = tuple(
                 freeze_decoded(c, f"choices[{k}]") for k, c in enumerate(choices[1:], 1)
             )
-        text = msg.get("content")  # (Groq leaves it out of a turn of calls)
-        thinking = ""
-        if text is None:
-            text = ""
-        elif text.__class__ is not str:
-            text, thinking = content_text(text, "choices[0].message.content", own)
-        refusal = msg.get("refusal")
-        if refusal is not None:
-            if refusal.__class__ is not str:
-                opt_str(refusal, "choices[0].message.refusal")
-            if refusal:
-                own["refusal"] = refusal
-            else:
-                refusal = own.get("refusal")  # a refusal part of the content, if any
-        elif own:
-            refusal = own.get("refusal")
-        # hot path: a key most messages lack is tested with ``in`` (no call), then read
-        if "audio" in msg and msg["audio"] is not None:  # id, data, expires_at, transcript
-            own["audio"] = as_mapping(msg["audio"], "choices[0].message.audio")
-        # KEPT_LISTS, e.g. a search model's url_citation annotations (hot path: written
-        # out, ~460 of ~35,000 instructions less than a loop over them)
-        kept = msg.get("annotations")
-        if kept:
-            path = "choices[0].message.annotations"
-            own["annotations"] = freeze_decoded(as_list(kept, path), path)
-        if "executed_tools" in msg:
-            kept = msg["executed_tools"]
-            if kept:
-                path = "choices[0].message.executed_tools"
-                own["executed_tools"] = freeze_decoded(as_list(kept, path), path)
-        logprobs = ch.get("logprobs")
+        path = "choices[0].message"
+        text, plain, refusal = _assistant_fields(msg, path, own)
+        logprobs = choice.get("logprobs")
         if logprobs is not None:  # token logprobs of the content and the refusal
-            path = "choices[0].logprobs"
-            own["logprobs"] = freeze_decoded(as_mapping(logprobs, path), path)
-        # ``reasoning`` (current vLLM, Groq), else the legacy ``reasoning_content``
-        reasoning = None
-        if "reasoning" in msg:
-            reasoning = msg["reasoning"]
-        if reasoning is None and "reasoning_content" in msg:
-            reasoning = msg["reasoning_content"]
-        if reasoning is None:
-            reasoning = thinking or None
-        else:
-            if reasoning.__class__ is not str:
-                reasoning_of(msg, "choices[0].message")  # raises, naming the key
-            reasoning = reasoning + thinking or None
-        raw_calls = msg.get("tool_calls")
-        calls: Sequence[ToolCall] = ()
-        invalid: Sequence[InvalidToolCall] = ()
-        if raw_calls:
-            path = "choices[0].message.tool_calls"
-            calls, invalid = read_calls(raw_calls, path, resp_id or model or "", self)
-        elif raw_calls is not None and raw_calls.__class__ is not list:
-            as_list(raw_calls, "choices[0].message.tool_calls")
-        elif "function_call" in msg and msg["function_call"] is not None:
-            # The deprecated single ``function_call`` (finish_reason "function_call").
-            path = "choices[0].message.function_call"
-            c = read_legacy_call(msg["function_call"], path, resp_id or model or "", 0)
-            if isinstance(c, InvalidToolCall):
-                invalid = (c,)
-            else:
-                calls = (c,)
+            own["logprobs"] = freeze_decoded(
+                as_mapping(logprobs, "choices[0].logprobs"), "choices[0].logprobs"
+            )
+        calls, invalid = _message_calls(msg, path, resp_id or model or "", 0, self.tag)
+        reasoning: str | Sequence[ReasoningPart] | None = plain or None
         if self.reasoning_blocks:
-            reasoning = self._details(msg, "choices[0].message", own, reasoning)
+            reasoning = self._details(msg, path, own, plain or None)
+        raw_finish = opt_str(choice.get("finish_reason"), "choices[0].finish_reason")
         if raw_finish is None:
             finish = FinishReason.TOOL_CALLS if calls or invalid else FinishReason.STOP
         else:
-            if raw_finish.__class__ is not str:
-                opt_str(raw_finish, "choices[0].finish_reason")
             finish = self.finish_reasons.get(raw_finish, FinishReason.OTHER)
-        more = None
-        if self.custom_usage:
-            usage, more = self._usage(raw_usage, "usage")
-        else:
-            usage = chat_usage(raw_usage, "usage")
+        usage, more = self._usage(b.get("usage"), "usage")
         tag = self.tag if reasoning or own else ""
-        message = respond(
-            text, reasoning, tag, calls, usage, {tag: own} if own else None, None, invalid, more
-        )
-        # hot path: the builder called as it is (make_response's frame cost ~500 of
-        # ~35,000 instructions a parse)
-        return _build.chat_response(
-            ChatResponse,
-            message,
-            finish,
-            usage,
-            model,
-            message.invalid_tool_calls if invalid else (),  # (a property on a plain turn)
-            raw_finish,
-            refusal,
-            resp_id,
-            None,
-        )
+        extras = {tag: own} if own else None
+        message = respond(text, reasoning, tag, calls, usage, extras, None, invalid, more)
+        return make_response(message, finish, usage, model, (), raw_finish, refusal, resp_id)
+
+    def _error_response(self, body: Mapping[str, Any], model: str | None) -> ChatResponse:
+        """An error body: ``{"error": {...}}``, or vLLM's flat ``{"object": "error", ...}``."""
+        err = body.get("error")
+        said, details = read_error(body, "") if err is None else read_error(err, "error")
+        message = respond("", None, self.tag, (), None, None, details)
+        return ChatResponse(message, FinishReason.ERROR, None, model, error=said)
 
     # -- stored requests ------------------------------------------------------------------
 
@@ -342,45 +239,19 @@ class ChatCompletionsProvider(ChatCompletionsFormat):
     ) -> Message:
         tag = self.tag
         own: dict[str, Any] = {}
-        raw = m.get("content")
-        text, thinking = content_text(raw, f"{path}.content", own)
+        text, plain, _ = _assistant_fields(m, path, own)
         cache = None
         if own and self.cache_key == CONTROL_KEY:  # (OpenAI takes no assistant breakpoint)
-            cache = lift_hint(own, raw, CONTROL_KEY)
-        refusal = opt_str(m.get("refusal"), f"{path}.refusal")
-        if refusal:
-            own["refusal"] = refusal
-        audio = m.get("audio")
-        if audio is not None:  # a previous audio answer, referred to by its id
-            own["audio"] = as_mapping(audio, f"{path}.audio")
-        for key in KEPT_LISTS:  # a response message sent back as it came
-            kept = m.get(key)
-            if kept:
-                own[key] = freeze_decoded(as_list(kept, f"{path}.{key}"), f"{path}.{key}")
+            cache = lift_hint(own, m.get("content"), CONTROL_KEY)
         prefix = m.get("prefix")
         if prefix is not None:  # Mistral: the turn the model is to continue
             if not isinstance(prefix, bool):
                 raise DecodeError(f"expected a boolean, got {json_type(prefix)}", f"{path}.prefix")
             own["prefix"] = prefix
-        plain = (reasoning_of(m, path) or "") + thinking
         reasoning: str | Sequence[ReasoningPart] | None = plain
         if self.reasoning_blocks:
             reasoning = self._details(m, path, own, plain or None)
-        seed = f"request\x1f{i}"
-        calls: Sequence[ToolCall] = ()
-        invalid: Sequence[InvalidToolCall] = ()
-        raw_calls = m.get("tool_calls")
-        if raw_calls is not None:
-            calls, invalid = read_calls(raw_calls, f"{path}.tool_calls", seed, self)
-        legacy = m.get("function_call")
-        if not calls and not invalid and legacy is not None:
-            # The deprecated single ``function_call``: one call with a derived id,
-            # answered by the next ``role: "function"`` message of that name.
-            c = read_legacy_call(legacy, f"{path}.function_call", seed, "function_call")
-            if isinstance(c, InvalidToolCall):
-                invalid = (c,)
-            else:
-                calls = (c,)
+        calls, invalid = _message_calls(m, path, f"request\x1f{i}", "function_call", tag)
         parts: list[ContentPart] = []
         if isinstance(reasoning, str):
             if reasoning:
@@ -431,6 +302,54 @@ _DECODERS: dict[str, _Decoder] = {
     "tool": ChatCompletionsProvider._decode_tool,
     "function": ChatCompletionsProvider._decode_function,
 }
+
+
+# -- readers of assistant messages (responses and stored requests) -------------------------
+
+
+def _assistant_fields(
+    m: Mapping[str, Any], path: str, own: dict[str, Any]
+) -> tuple[str, str, str | None]:
+    """What an assistant message has in a response and in a request alike: its text, its
+    reasoning text and its refusal. The refusal, a previous audio answer and the lists of
+    ``KEPT_LISTS`` are kept in ``own`` (as are content parts of other types)."""
+    text, thinking = content_text(m.get("content"), f"{path}.content", own)
+    refusal = opt_str(m.get("refusal"), f"{path}.refusal")
+    if refusal:
+        own["refusal"] = refusal
+    else:
+        refusal = own.get("refusal")  # a refusal part of the content, if any
+    audio = m.get("audio")
+    if audio is not None:  # id, data, expires_at, transcript
+        own["audio"] = as_mapping(audio, f"{path}.audio")
+    for key in KEPT_LISTS:  # e.g. a search model's url_citation annotations
+        kept = m.get(key)
+        if kept:
+            where = f"{path}.{key}"
+            own[key] = freeze_decoded(as_list(kept, where), where)
+    reasoning = (reasoning_of(m, path) or "") + thinking
+    return text, reasoning, refusal
+
+
+def _message_calls(
+    m: Mapping[str, Any], path: str, seed: str, legacy: int | str, tag: str
+) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    """An assistant message's ``tool_calls``; without any, its deprecated single
+    ``function_call`` (one call with a derived id, position ``legacy`` in its seed,
+    answered by the next ``role: "function"`` message of that name)."""
+    raw = m.get("tool_calls")
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    if raw is not None:
+        calls, invalid = read_calls(raw, f"{path}.tool_calls", seed, tag)
+    fc = m.get("function_call")
+    if not calls and not invalid and fc is not None:
+        call = read_legacy_call(fc, f"{path}.function_call", seed, legacy)
+        if isinstance(call, ToolCall):
+            calls.append(call)
+        else:
+            invalid.append(call)
+    return calls, invalid
 
 
 # -- readers of content ---------------------------------------------------------------------

@@ -20,15 +20,8 @@ from ..._build import message, tool_call_message
 from ..._frozen import EMPTY, FrozenDict, freeze, thaw
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import json_type, loads
-from ..._message import (
-    AssistantMessage,
-    DeveloperMessage,
-    Message,
-    SystemMessage,
-    ToolCallMessage,
-    ToolResultMessage,
-    UserMessage,
-)
+from ..._kinds import kind_of, kind_or_none
+from ..._message import AssistantMessage, Message, ToolCallMessage
 from ..._part_codec import object_text
 from ..._parts import ContentPart, ReasoningPart
 from ..._repair import UNANSWERED_TEXT
@@ -46,31 +39,24 @@ from .._base import (
     StreamDelta,
     Usage,
     as_mapping,
+    count_at,
     foreign_state_losses,
     format_error,
     guard_error,
     kept_unknown,
     key_items,
     make_usage,
-    opt_int,
 )
 from .._cache_hints import lift_kept
 
 if TYPE_CHECKING:
     from ..._cache import CacheHint
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 __all__ = [
     "KEPT_LISTS",
     "ERROR_PREFIX",
     "FormattingProvider",
-    "KINDS",
-    "KIND_CALLS",
-    "KIND_DEVELOPER",
-    "KIND_RESULT",
-    "KIND_SYSTEM",
-    "KIND_TEXT",
-    "KIND_USER",
     "FINISH",
     "IS_ERROR_RULE",
     "NO_DELTAS",
@@ -83,7 +69,7 @@ __all__ = [
     "freeze_arguments",
     "keep_keys",
     "keep_unknown",
-    "kind_of",
+    "kind_at",
     "lift_hint",
     "own_extras",
     "own_reasoning",
@@ -151,7 +137,7 @@ def req_str(value: object, path: str) -> str:
 
 def parse_arguments(raw: str, where: str) -> FrozenDict:
     """Tool arguments from a JSON string (blank means ``{}``); DecodeError otherwise."""
-    frozen = object_text(raw)  # hot path: the C scanner directly (see _part_codec)
+    frozen = object_text(raw)  # exactly an object's text, the usual case
     return frozen if frozen is not None else text_arguments(raw, where)
 
 
@@ -200,44 +186,23 @@ def chat_usage(raw: object, path: str) -> Usage | None:
     """``prompt_tokens`` / ``completion_tokens`` / ``total_tokens`` (+ cached, reasoning)."""
     if raw is None:
         return None
-    u = raw if raw.__class__ is dict else as_mapping(raw, path)
-    # hot path: plain non-negative ints pass; anything else goes through opt_int,
-    # which builds the error path only then.
-    try:  # subscripts for the counts every usage has (a get is a call)
-        inp = u["prompt_tokens"]
-        out = u["completion_tokens"]
-        total = u["total_tokens"]
-    except KeyError:
-        inp, out = u.get("prompt_tokens"), u.get("completion_tokens")
-        total = u.get("total_tokens")
-    if inp.__class__ is not int or inp < 0:
-        inp = opt_int(inp, f"{path}.prompt_tokens") or 0
-    if out.__class__ is not int or out < 0:
-        out = opt_int(out, f"{path}.completion_tokens") or 0
-    if total.__class__ is not int or total < 0:
-        total = opt_int(total, f"{path}.total_tokens")
-        if total is None:
-            total = inp + out
-    cached = reasoning = None
-    details = u.get("prompt_tokens_details")
-    if details:
-        if details.__class__ is not dict:
-            details = as_mapping(details, f"{path}.prompt_tokens_details")
-        cached = details.get("cached_tokens")
-        if cached is not None and (cached.__class__ is not int or cached < 0):
-            cached = opt_int(cached, f"{path}.prompt_tokens_details.cached_tokens")
-    elif details is not None and details.__class__ is not dict:
-        as_mapping(details, f"{path}.prompt_tokens_details")
-    details = u.get("completion_tokens_details")
-    if details:
-        if details.__class__ is not dict:
-            details = as_mapping(details, f"{path}.completion_tokens_details")
-        reasoning = details.get("reasoning_tokens")
-        if reasoning is not None and (reasoning.__class__ is not int or reasoning < 0):
-            reasoning = opt_int(reasoning, f"{path}.completion_tokens_details.reasoning_tokens")
-    elif details is not None and details.__class__ is not dict:
-        as_mapping(details, f"{path}.completion_tokens_details")
-    return make_usage(inp, out, total, cached, None, reasoning)
+    u = as_mapping(raw, path)
+    inp = count_at(u, "prompt_tokens", path) or 0
+    out = count_at(u, "completion_tokens", path) or 0
+    total = count_at(u, "total_tokens", path)
+    cached = _detail(u, "prompt_tokens_details", "cached_tokens", path)
+    reasoning = _detail(u, "completion_tokens_details", "reasoning_tokens", path)
+    return make_usage(inp, out, inp + out if total is None else total, cached, None, reasoning)
+
+
+def _detail(usage: Mapping[str, Any], key: str, count: str, path: str) -> int | None:
+    """The count ``usage[key][count]`` of a usage's details object, or None."""
+    details = usage.get(key)
+    if details is None:
+        return None
+    if not isinstance(details, Mapping):
+        raise DecodeError(f"expected an object, got {json_type(details)}", f"{path}.{key}")
+    return count_at(details, count, path, key)
 
 
 # -- the providers of the family ---------------------------------------------------------
@@ -268,31 +233,12 @@ class FormattingProvider(Provider):
 
 # -- message kinds --------------------------------------------------------------------------
 
-#: What formats a message, by class: user and assistant turns first (they end a turn of
-#: calls), then results, then instructions.
-KIND_USER, KIND_TEXT, KIND_CALLS, KIND_RESULT, KIND_SYSTEM, KIND_DEVELOPER = range(6)
 
-#: Message class -> kind; ``kind_of`` adds user-defined subclasses as it meets them.
-KINDS: dict[type, int] = {
-    UserMessage: KIND_USER,
-    AssistantMessage: KIND_TEXT,
-    ToolCallMessage: KIND_CALLS,
-    ToolResultMessage: KIND_RESULT,
-    SystemMessage: KIND_SYSTEM,
-    DeveloperMessage: KIND_DEVELOPER,
-}
-
-
-def kind_of(m: object, i: int) -> int:
-    """The kind of a message of a user-defined subclass (looked up once per class, up
-    to 64 classes); ValidationError when ``m`` is not a message."""
-    for base in type(m).__mro__:
-        kind = KINDS.get(base)
-        if kind is not None:
-            if len(KINDS) < 64:
-                KINDS[type(m)] = kind
-            return kind
-    raise ValidationError(f"expected a Message, got {type(m).__name__}", f"messages[{i}]")
+def kind_at(m: object, i: int) -> int:
+    """The kind of ``messages[i]`` (see ``messages._kinds``); ValidationError when it is
+    not a message."""
+    kind = kind_or_none(m)
+    return kind_of(m, f"messages[{i}]") if kind is None else kind
 
 
 # -- builders of checked values (see _build) ------------------------------------------------
@@ -316,8 +262,8 @@ def respond(
     calls, valid or invalid), built from values already checked. ``reasoning`` is a
     text, or the reasoning parts already made (several, signed or redacted: OpenRouter's
     ``reasoning_details``); ``meta_more`` adds metadata keys (checked, frozen values,
-    e.g. OpenRouter's ``cost``). hot path: the validated constructors and freezing of
-    the metadata cost ~1.8 us of a ~3 us parse.
+    e.g. OpenRouter's ``cost``). Built with the trusted builders: every value is checked
+    already.
     """
     meta = EMPTY
     if usage is not None:
@@ -331,8 +277,8 @@ def respond(
     if reasoning:
         thoughts = (
             (ReasoningPart(reasoning, provider=tag),)
-            if reasoning.__class__ is str
-            else tuple(cast("Sequence[ReasoningPart]", reasoning))
+            if isinstance(reasoning, str)
+            else tuple(reasoning)
         )
         content = (*thoughts, _build.text_part(text)) if text else thoughts
     if calls or invalid:
@@ -361,9 +307,6 @@ def unique_ids(
 ) -> tuple[list[ToolCall], list[InvalidToolCall]]:
     """The calls of one turn with unique ids: a call repeating an earlier id becomes an
     invalid call with a derived id (it cannot be answered apart from the first)."""
-    n = len(calls)
-    if not invalid and (n < 2 or (n == 2 and calls[0].id != calls[1].id)):
-        return calls, invalid  # hot path: the usual one call or parallel pair, no set
     seen: set[str] = set()
     kept: list[ToolCall] = []
     repeated: list[InvalidToolCall] = []
@@ -505,8 +448,7 @@ def call_state_losses(
 #: Keys of an assistant message (a response's, or one sent back in a request), and of a
 #: stream delta, whose lists are kept as they came in ``extras[tag]`` and never sent: a
 #: search model's ``annotations`` (url citations), Groq's ``executed_tools``. Read in
-#: every dialect: a per-dialect setting, read through the instance, cost ~1,000 of
-#: ~35,000 instructions a parse (Python 3.11 does not specialize that attribute load).
+#: every dialect (a server that does not send them costs nothing).
 KEPT_LISTS: Final[tuple[str, ...]] = ("annotations", "executed_tools")
 
 

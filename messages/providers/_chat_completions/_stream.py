@@ -29,12 +29,13 @@ from .._base import (
     Usage,
     as_list,
     as_mapping,
-    guard_error,
     make_response,
     opt_str,
+    opt_str_at,
 )
 from ._readers import (
     FINISH,
+    KEPT_LISTS,
     NO_DELTAS,
     chat_usage,
     foreign_event,
@@ -52,7 +53,7 @@ __all__ = ["ChatCompletionsStream", "UsageReader"]
 #: Reads a usage object at a path: the Usage, and metadata keys it adds (e.g. a cost).
 UsageReader = Callable[[object, str], tuple[Usage | None, Mapping[str, Any] | None]]
 
-_DONE: object = "[DONE]"
+_DONE: Final = "[DONE]"
 _READS: Final = "chat.completion.chunk objects (with choices)"
 
 
@@ -111,7 +112,7 @@ class ChatCompletionsStream(CountingStream):
         self._tag = tag
         self._name = name
         self._finish_map = finish_reasons
-        self._read_usage = usage
+        self._read_usage = plain_usage if usage is None else usage
         self._more: Mapping[str, Any] | None = None
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -131,80 +132,54 @@ class ChatCompletionsStream(CountingStream):
         self._error_details: FrozenDict | None = None
         self._events = 0
 
+    @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one chunk; returns the text, reasoning and tool-call deltas it carried."""
-        # hot path: the guard of `parser` written out (its *args call cost ~90 ns a
-        # chunk); exact-class checks first, a path string built only on failure.
-        try:
-            if event.__class__ is not dict:
-                if event == _DONE:  # the SSE end sentinel, if a caller passes it on
-                    return NO_DELTAS
-                event = as_mapping(event, "")
-            self._events += 1
-            # Azure opens with a prompt-filter chunk whose model and id are "".
-            if not self._model:
-                self._model = opt_str(event.get("model"), "model") or None
-                self._id = opt_str(event.get("id"), "id") or None
-            out = NO_DELTAS
-            choices = event.get("choices")
-            if choices:
-                if choices.__class__ is not list:
-                    choices = as_list(choices, "choices")
-                ch = choices[0]
-                if ch.__class__ is not dict:
-                    ch = as_mapping(ch, "choices[0]")
-                # hot path: index and delta, which every choice has, by subscript (a get
-                # is a call), by get when one is missing
-                try:
-                    index = ch["index"]
-                    delta = ch["delta"]
-                except KeyError:
-                    index, delta = ch.get("index", 0), ch.get("delta")
-                # With n > 1 each chunk carries one choice; the answer is choice 0 and
-                # the deltas of the others are kept as they came (extras[tag]["choices"]).
-                if index != 0 or len(choices) > 1:
-                    others = [c for c in choices if not _first(c)]
-                    if others:
-                        self._listed.setdefault("choices", []).extend(others)
-                    answer = [c for c in choices if _first(c)]
-                    if not answer:
-                        return out
-                    ch = answer[0]  # choice 0, wherever it stands in the chunk
-                    delta = ch.get("delta")
-                if delta:
-                    if delta.__class__ is not dict:
-                        delta = as_mapping(delta, "choices[0].delta")
-                    out = self._delta(delta)
-                # hot path: this read and the one of each kept delta key cost ~40 ns a
-                # chunk each (stream_text.jsonl, 10 chunks: 9.7 -> 10.5 us), the price of
-                # keeping logprobs and citations instead of dropping them
-                logprobs = ch.get("logprobs")
-                if logprobs is not None:
-                    self._add_logprobs(logprobs)
-                fr = ch.get("finish_reason")
-                if fr is not None:
-                    if fr.__class__ is not str:
-                        raise DecodeError(
-                            f"expected a string, got {json_type(fr)}", "choices[0].finish_reason"
-                        )
-                    self._finish = fr
-            elif choices is None:
-                self._without_choices(event)
-            usage = event.get("usage")
-            if usage is not None:
-                if self._read_usage is None:
-                    self._usage = chat_usage(usage, "usage")
-                else:
-                    self._usage, self._more = self._read_usage(usage, "usage")
-            if self.vendor_key is not None:
-                vendor = event.get(self.vendor_key)
-                if vendor is not None:
-                    self._vendor(vendor)
-            return out
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise guard_error(exc) from None
+        given: object = event
+        if given == _DONE:  # the SSE end sentinel, if a caller passes it on
+            return NO_DELTAS
+        event = as_mapping(event, "")
+        self._events += 1
+        if not self._model:  # Azure opens with a prompt-filter chunk whose model and id are ""
+            self._model = opt_str(event.get("model"), "model") or None
+            self._id = opt_str(event.get("id"), "id") or None
+        out = NO_DELTAS
+        choices = event.get("choices")
+        if choices:
+            out = self._choice(as_list(choices, "choices"))
+        elif choices is None:
+            self._without_choices(event)
+        usage = event.get("usage")
+        if usage is not None:
+            self._usage, self._more = self._read_usage(usage, "usage")
+        if self.vendor_key is not None:
+            vendor = event.get(self.vendor_key)
+            if vendor is not None:
+                self._vendor(vendor)
+        return out
+
+    def _choice(self, choices: Sequence[Any]) -> tuple[StreamDelta, ...]:
+        """The answer's choice of a chunk: its deltas, logprobs and finish reason. With
+        n > 1 each chunk carries one choice; the answer is choice 0 and the deltas of the
+        others are kept as they came (``extras[tag]["choices"]``)."""
+        choice = as_mapping(choices[0], "choices[0]")
+        if choice.get("index", 0) != 0 or len(choices) > 1:
+            others = [c for c in choices if not _first(c)]
+            if others:
+                self._listed.setdefault("choices", []).extend(others)
+            answer = [c for c in choices if _first(c)]
+            if not answer:
+                return NO_DELTAS
+            choice = answer[0]  # choice 0, wherever it stands in the chunk
+        delta = choice.get("delta")
+        out = self._delta(as_mapping(delta, "choices[0].delta")) if delta else NO_DELTAS
+        logprobs = choice.get("logprobs")
+        if logprobs is not None:
+            self._add_logprobs(logprobs)
+        finish = opt_str(choice.get("finish_reason"), "choices[0].finish_reason")
+        if finish is not None:
+            self._finish = finish
+        return out
 
     def _without_choices(self, event: Mapping[str, Any]) -> None:
         """A chunk without choices: an error, usage or vendor data only, or another format."""
@@ -239,59 +214,47 @@ class ChatCompletionsStream(CountingStream):
         self._error, self._error_details = read_error(value, path)
 
     def _delta(self, delta: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
-        out: tuple[StreamDelta, ...] = NO_DELTAS
-        c = delta.get("content")
-        if c:
-            if c.__class__ is str:
-                self._text.append(c)
-                out = (stream_delta(StreamDelta, "text", c, None),)
-            else:
-                out = self._chunks(c)
-        # hot path: keys most deltas lack are tested with ``in`` (no call), then read
-        r = None
-        if "reasoning" in delta:
-            r = delta["reasoning"]
-        if r is None and "reasoning_content" in delta:
-            r = delta["reasoning_content"]
+        """The deltas of a choice's ``delta`` (text, reasoning, then tool-call fragments);
+        its refusal and kept lists are noted."""
+        out = self._content(delta.get("content")) + self._thoughts(delta)
+        for key in KEPT_LISTS:
+            listed = delta.get(key)
+            if listed:
+                self._add_listed(key, listed)
+        calls = delta.get("tool_calls")
+        if calls:
+            out += self._tool_deltas(calls)
+        elif delta.get("function_call") is not None:
+            out += self._legacy_delta(delta["function_call"])
+        refusal = delta.get("refusal")
+        if refusal:
+            self._refusal.append(_text(refusal, "choices[0].delta.refusal"))
+        return out
+
+    def _content(self, content: object) -> tuple[StreamDelta, ...]:
+        """``delta.content``: a string, or an array of content chunks (Mistral)."""
+        if not content:
+            return NO_DELTAS
+        if isinstance(content, str):
+            self._text.append(content)
+            return (stream_delta(StreamDelta, "text", content, None),)
+        return self._chunks(content)
+
+    def _thoughts(self, delta: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+        """The reasoning of a delta: its blocks (``blocks_key``) when it has any, else
+        ``reasoning`` (or the legacy ``reasoning_content``)."""
         if self.blocks_key is not None:
             blocks = delta.get(self.blocks_key)
-            if blocks:
-                # the chunk's plain reasoning repeats its blocks' text: read the blocks only
-                out = out + self._blocks(blocks)
-                r = None
-        if r:
-            if r.__class__ is not str:
-                raise DecodeError(
-                    f"expected a string, got {json_type(r)}", "choices[0].delta.reasoning"
-                )
-            self._reasoning.append(r)
-            out = (*out, stream_delta(StreamDelta, "reasoning", r, None))
-        # KEPT_LISTS (hot path: written out, ~460 instructions a chunk less than a loop)
-        if "annotations" in delta:
-            listed = delta["annotations"]
-            if listed:
-                self._add_listed("annotations", listed)
-        if "executed_tools" in delta:
-            listed = delta["executed_tools"]
-            if listed:
-                self._add_listed("executed_tools", listed)
-        tcs = None
-        if "tool_calls" in delta:
-            tcs = delta["tool_calls"]
-        if tcs:
-            out = out + self._tool_deltas(tcs)
-        elif "function_call" in delta and delta["function_call"] is not None:
-            out = out + self._legacy_delta(delta["function_call"])
-        refusal = None
-        if "refusal" in delta:
-            refusal = delta["refusal"]
-        if refusal:
-            if refusal.__class__ is not str:
-                raise DecodeError(
-                    f"expected a string, got {json_type(refusal)}", "choices[0].delta.refusal"
-                )
-            self._refusal.append(refusal)
-        return out
+            if blocks:  # the chunk's plain reasoning repeats its blocks' text
+                return self._blocks(blocks)
+        r = delta.get("reasoning")
+        if r is None:
+            r = delta.get("reasoning_content")
+        if not r:
+            return NO_DELTAS
+        text = _text(r, "choices[0].delta.reasoning")
+        self._reasoning.append(text)
+        return (stream_delta(StreamDelta, "reasoning", text, None),)
 
     def _add_listed(self, key: str, value: object) -> None:
         """Items of a kept delta list (``KEPT_LISTS``): an item with the
@@ -350,76 +313,61 @@ class ChatCompletionsStream(CountingStream):
         return tuple(out)
 
     def _tool_deltas(self, tcs: object) -> tuple[StreamDelta, ...]:
-        items = tcs if tcs.__class__ is list else as_list(tcs, "choices[0].delta.tool_calls")
+        """``delta.tool_calls``: one delta per fragment."""
+        path = "choices[0].delta.tool_calls"
         out: list[StreamDelta] = []
-        for k, item in enumerate(items):
-            tc = (
-                item
-                if item.__class__ is dict
-                else as_mapping(item, f"choices[0].delta.tool_calls[{k}]")
-            )
-            wire = tc.get("index")
-            if wire is None:
-                wire = k
-            elif wire.__class__ is not int or wire < 0:
-                raise DecodeError(
-                    "index must be an integer >= 0", f"choices[0].delta.tool_calls[{k}].index"
-                )
-            cid = tc.get("id")
-            if cid is not None and cid.__class__ is not str:
-                raise DecodeError(
-                    f"expected a string, got {json_type(cid)}",
-                    f"choices[0].delta.tool_calls[{k}].id",
-                )
-            name = args = None
-            fn = tc.get("function")
-            if fn is not None:
-                if fn.__class__ is not dict:
-                    fn = as_mapping(fn, f"choices[0].delta.tool_calls[{k}].function")
-                name = fn.get("name")
-                args = fn.get("arguments")
-                if name is not None and name.__class__ is not str:
-                    raise DecodeError(
-                        f"expected a string, got {json_type(name)}",
-                        f"choices[0].delta.tool_calls[{k}].function.name",
-                    )
-                if args is not None and args.__class__ is not str:
-                    args = _args_text(args, f"choices[0].delta.tool_calls[{k}].function.arguments")
-            slot = self._open.get(wire)
-            if slot is None or (cid and slot[1] and cid != slot[1]):
-                index = self._next
-                self._next += 1
-                self._open[wire] = [index, cid or None]
-            else:
-                index = slot[0]
-                if cid and not slot[1]:
-                    slot[1] = cid
-            self._acc.add(index, cid or None, name or None, args or None)
-            # hot path: the builders called as they are (a wrapper frame per chunk)
-            call = tool_call_delta(ToolCallDelta, index, cid or None, name or None, args or None)
-            out.append(stream_delta(StreamDelta, "tool_call", "", call))
+        for k, item in enumerate(as_list(tcs, path)):
+            where = f"{path}[{k}]"
+            out.append(self._fragment(as_mapping(item, where), where, k))
         return tuple(out)
+
+    def _fragment(self, tc: Mapping[str, Any], where: str, k: int) -> StreamDelta:
+        """Fragment ``k`` of ``delta.tool_calls`` (at ``where``), keyed by its ``index``."""
+        wire = tc.get("index")
+        if wire is None:
+            wire = k
+        elif type(wire) is not int or wire < 0:
+            raise DecodeError("index must be an integer >= 0", f"{where}.index")
+        cid = opt_str_at(tc, "id", where) or None
+        name = args = None
+        fn = tc.get("function")
+        if fn is not None:
+            if not isinstance(fn, Mapping):
+                raise DecodeError(f"expected an object, got {json_type(fn)}", f"{where}.function")
+            name = opt_str_at(fn, "name", where, "function")
+            args = fn.get("arguments")
+            if args is not None and not isinstance(args, str):
+                args = _args_text(args, f"{where}.function.arguments")
+        return self._call_delta(self._call_index(wire, cid), cid, name or None, args or None)
 
     def _legacy_delta(self, fc: object) -> tuple[StreamDelta, ...]:
         """A deprecated ``function_call`` fragment: the one call, kept at wire index -1."""
         path = "choices[0].delta.function_call"
         f = as_mapping(fc, path)
-        name = f.get("name")
-        if name is not None and name.__class__ is not str:
-            raise DecodeError(f"expected a string, got {json_type(name)}", f"{path}.name")
-        args = f.get("arguments")
-        if args is not None and args.__class__ is not str:
-            raise DecodeError(f"expected a string, got {json_type(args)}", f"{path}.arguments")
-        slot = self._open.get(-1)
-        if slot is None:
-            index = self._next
+        name = opt_str_at(f, "name", path) or None
+        args = opt_str_at(f, "arguments", path) or None
+        return (self._call_delta(self._call_index(-1, None), None, name, args),)
+
+    def _call_index(self, wire: int, cid: str | None) -> int:
+        """The index of the call a fragment at wire index ``wire`` belongs to: the call open
+        there, or a new one when none is, or when the fragment's id differs from the open
+        call's (some servers send every call at index 0)."""
+        slot = self._open.get(wire)
+        if slot is None or (cid and slot[1] and cid != slot[1]):
+            slot = self._open[wire] = [self._next, cid]
             self._next += 1
-            self._open[-1] = [index, None]
-        else:
-            index = slot[0]
-        self._acc.add(index, None, name or None, args or None)
-        call = tool_call_delta(ToolCallDelta, index, None, name or None, args or None)
-        return (stream_delta(StreamDelta, "tool_call", "", call),)
+        elif cid and not slot[1]:
+            slot[1] = cid
+        index: int = slot[0]
+        return index
+
+    def _call_delta(
+        self, index: int, cid: str | None, name: str | None, args: str | None
+    ) -> StreamDelta:
+        """A tool-call fragment, added to its call."""
+        self._acc.add(index, cid, name, args)
+        call = tool_call_delta(ToolCallDelta, index, cid, name, args)
+        return stream_delta(StreamDelta, "tool_call", "", call)
 
     def _derive(self, index: int, name: str | None) -> str:
         return derive_call_id(DERIVED_ID_PREFIX, self._id or self._model or "", index, name or "")
@@ -465,6 +413,18 @@ class ChatCompletionsStream(CountingStream):
 def _first(choice: object) -> bool:
     """Whether a chunk's choice is the answer read (index 0, or no index)."""
     return isinstance(choice, Mapping) and choice.get("index", 0) == 0
+
+
+def _text(value: object, path: str) -> str:
+    """``value`` when it is a string, else DecodeError at ``path``."""
+    if isinstance(value, str):
+        return value
+    raise DecodeError(f"expected a string, got {json_type(value)}", path)
+
+
+def plain_usage(raw: object, path: str) -> tuple[Usage | None, Mapping[str, Any] | None]:
+    """The chat usage of a chunk, which adds no metadata (see ``UsageReader``)."""
+    return chat_usage(raw, path), None
 
 
 def _args_text(args: object, path: str) -> str:
