@@ -8,27 +8,19 @@ as it was.
 
 Besides the ordering rules, a history refuses a second message with an id it
 already holds (rule ``duplicate_id``), so that ``get``/``replace``/``remove`` by
-id are unambiguous.
-
-Hot path: a message formats its auto-generated id lazily (``_ids``; ~1 µs), and
-``add`` must not pay for that. A message whose id was never read still holds its
-unique int stamp, which no other message can share; the index keys such messages
-by the stamp (``_raw``) and everything else by the id string (``_ids``). The
-stamps are converted to strings, once each, only when a lookup by id needs them
-or a message with an id string is added (it could be a copy of a stamped one).
+id are unambiguous: one index maps each id to its position.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._collections import _decode_messages
 from ._json import dumps_compact, json_type, loads
-from ._message import Message, raw_stamp
+from ._message import Message
 from ._ordering import (
-    _KIND_OF,
     DEVELOPER,
     INSTRUCTIONS,
     SYSTEM,
@@ -59,6 +51,34 @@ def _duplicate(message_id: str, index: int) -> OrderingError:
     )
 
 
+_INSTRUCTIONS = (SYSTEM, DEVELOPER)
+
+
+def _cut(kinds: list[int], counts: list[int], max_tokens: int, starts: Sequence[object]) -> int:
+    """Where ``truncate`` cuts: the first message of what it keeps (``len(kinds)``: drop all).
+
+    System and developer messages before the cut are kept anyway. Whole turns go
+    first: while a later user message remains, the cut falls on one, so no answer
+    loses its question. Past the last user message (an agent's run of tool rounds) it
+    may fall on any place the policy lets a conversation start (``starts``, the
+    transition table's row for that), so the newest rounds stay. A tool result is
+    never such a place, so a call and its results stay together.
+    """
+    instructions = sum(c for k, c in zip(kinds, counts, strict=True) if k in _INSTRUCTIONS)
+    budget = max_tokens - instructions
+    rest = sum(counts) - instructions
+    last_user = max((p for p, k in enumerate(kinds) if k == USER), default=-1)
+    for p, k in enumerate(kinds):
+        if k in _INSTRUCTIONS:
+            continue
+        if rest <= budget and (k == USER or p > last_user):
+            entry = starts[k]
+            if isinstance(entry, int) and entry >= 0:
+                return p
+        rest -= counts[p]
+    return len(kinds)
+
+
 class ConversationHistory:
     """An ordered, thread-safe conversation checked against an :class:`OrderingPolicy`.
 
@@ -66,11 +86,10 @@ class ConversationHistory:
     calls are checked against a small state instead of the whole sequence.
     """
 
-    __slots__ = ("_ids", "_items", "_lock", "_policy", "_raw", "_snapshot", "_state")
+    __slots__ = ("_ids", "_items", "_lock", "_policy", "_snapshot", "_state")
 
     _items: list[Message]
     _ids: dict[str, int]
-    _raw: dict[int, int]
     _snapshot: tuple[Message, ...] | None
     _state: OrderingState
 
@@ -88,7 +107,6 @@ class ConversationHistory:
         self._lock = threading.RLock()
         self._items = []
         self._ids = {}
-        self._raw = {}
         self._snapshot = ()
         self._state = OrderingState(policy)
         if messages:
@@ -103,30 +121,15 @@ class ConversationHistory:
 
     def add(self, message: Message) -> None:
         """Append one message, or raise OrderingError and change nothing."""
-        # hot path: one lock, an O(1) id check (no id formatting, see the module
-        # docstring), an O(1) table lookup and a list append.
         with self._lock:
-            items = self._items
-            i = len(items)
-            if message.__class__ not in _KIND_OF:
-                kind_of(message, i)  # a non-message raises here, before its id is read
-            stamp = raw_stamp(message)
-            if stamp is not None:
-                raw = self._raw
-                if stamp in raw:
-                    raise _duplicate(message.id, i)
-                advance(self._state, message, i)
-                raw[stamp] = i
-            else:
-                if self._raw:
-                    self._settle()
-                mid = message.id
-                ids = self._ids
-                if mid in ids:
-                    raise _duplicate(mid, i)
-                advance(self._state, message, i)
-                ids[mid] = i
-            items.append(message)
+            i = len(self._items)
+            kind_of(message, i)  # a non-message raises here, before its id is read
+            mid = message.id
+            if mid in self._ids:
+                raise _duplicate(mid, i)
+            advance(self._state, message, i)
+            self._ids[mid] = i
+            self._items.append(message)
             self._snapshot = None
 
     def extend(self, messages: Iterable[Message]) -> None:
@@ -137,43 +140,18 @@ class ConversationHistory:
         with self._lock:
             state = self._state.copy()
             n = len(self._items)
-            raw, ids = self._raw, self._ids
-            new_raw: dict[int, int] = {}
             new_ids: dict[str, int] = {}
-            for k, m in enumerate(batch):
-                j = n + k
-                if m.__class__ not in _KIND_OF:
-                    kind_of(m, j)
-                stamp = raw_stamp(m)
-                if stamp is not None:
-                    if stamp in raw or stamp in new_raw:
-                        raise _duplicate(m.id, j)
-                    new_raw[stamp] = j
-                else:
-                    if raw:
-                        self._settle()  # changes only how the index is keyed
-                    mid = m.id
-                    if mid in ids or mid in new_ids:
-                        raise _duplicate(mid, j)
-                    new_ids[mid] = j
+            for j, m in enumerate(batch, n):
+                kind_of(m, j)
+                mid = m.id
+                if mid in self._ids or mid in new_ids:
+                    raise _duplicate(mid, j)
+                new_ids[mid] = j
                 advance(state, m, j)
             self._items.extend(batch)
-            raw.update(new_raw)
-            ids.update(new_ids)
+            self._ids.update(new_ids)
             self._state = state
             self._snapshot = None
-
-    def _settle(self) -> None:
-        """Key every stamp-keyed message by its id string (formats those ids once)."""
-        items, ids = self._items, self._ids
-        for i in self._raw.values():
-            ids[items[i].id] = i
-        self._raw.clear()
-
-    def _id_index(self) -> dict[str, int]:
-        if self._raw:
-            self._settle()
-        return self._ids
 
     # -- reading -----------------------------------------------------------------------
 
@@ -205,13 +183,13 @@ class ConversationHistory:
     def get(self, id: str, default: Message | None = None) -> Message | None:
         """The message with this id, or ``default``; O(1)."""
         with self._lock:
-            i = self._id_index().get(id)
+            i = self._ids.get(id)
             return default if i is None else self._items[i]
 
     def __contains__(self, id: object) -> bool:
         """Whether a message with this id is in the history."""
         with self._lock:
-            return id in self._id_index()
+            return id in self._ids
 
     @property
     def pending_tool_calls(self) -> tuple[ToolCall | InvalidToolCall, ...]:
@@ -245,22 +223,12 @@ class ConversationHistory:
         with self._lock:
             self._items = []
             self._ids = {}
-            self._raw = {}
             self._snapshot = ()
             self._state = OrderingState(self._policy)
 
     def _commit(self, items: list[Message], state: OrderingState) -> None:
-        ids: dict[str, int] = {}
-        raw: dict[int, int] = {}
-        for i, m in enumerate(items):
-            stamp = raw_stamp(m)
-            if stamp is None:
-                ids[m.id] = i
-            else:
-                raw[stamp] = i
         self._items = items
-        self._ids = ids
-        self._raw = raw
+        self._ids = {m.id: i for i, m in enumerate(items)}
         self._state = state
         self._snapshot = None
 
@@ -272,12 +240,11 @@ class ConversationHistory:
         policy or repeat an id.
         """
         with self._lock:
-            index = self._id_index()
+            index = self._ids
             i = index.get(id)
             if i is None:
                 raise UnknownIdError(id)
-            if message.__class__ not in _KIND_OF:
-                kind_of(message, i)
+            kind_of(message, i)
             mid = message.id
             if mid != id and mid in index:
                 raise _duplicate(mid, i)
@@ -296,7 +263,7 @@ class ConversationHistory:
         the policy, e.g. removing a tool call whose results follow.
         """
         with self._lock:
-            i = self._id_index().get(id)
+            i = self._ids.get(id)
             if i is None:
                 raise UnknownIdError(id)
             items = self._items.copy()
@@ -324,49 +291,23 @@ class ConversationHistory:
         count = estimate_tokens if counter is None else counter
         with self._lock:
             items = self._items
-            counts = list(map(count, items))
-            total = sum(counts)
-            if total <= max_tokens:
+            counts = [count(m) for m in items]
+            if sum(counts) <= max_tokens:
                 return ()
-            kinds = [_KIND_OF[m.__class__] for m in items]
-            instructions = 0
-            for k, c in zip(kinds, counts, strict=True):
-                if k in (SYSTEM, DEVELOPER):
-                    instructions += c
-            budget = max_tokens - instructions
-            rest = total - instructions
+            kinds = [kind_of(m, i) for i, m in enumerate(items)]
             # The kept part follows the instructions. (Under require_system_first a
             # valid history starts with one; otherwise the table's "empty" and
             # "instructions" rows agree, so one row serves both.)
-            row = self._state.table[INSTRUCTIONS * _NKINDS :]
-            cut = len(items)
-            # Whole turns go first: while a later user message remains, the cut
-            # falls on one, so no answer loses its question. Past the last user
-            # message (an agent's run of tool rounds) it may fall on any legal start,
-            # so the newest rounds stay.
-            last_user = max((p for p, k in enumerate(kinds) if k == USER), default=-1)
-            for p, k in enumerate(kinds):
-                if k in (SYSTEM, DEVELOPER):
-                    continue
-                # Keep items[p:] (and every earlier instruction) if that fits and is
-                # a legal start. A tool result never is (the table says orphan), so a
-                # call and its results stay together.
-                if rest <= budget and (k == USER or p > last_user):
-                    entry = row[k]
-                    if entry.__class__ is int and entry >= 0:
-                        cut = p
-                        break
-                rest -= counts[p]
-            kept: list[Message] = []
-            removed: list[Message] = []
-            for p in range(cut):
-                k = kinds[p]
-                (kept if k in (SYSTEM, DEVELOPER) else removed).append(items[p])
+            starts = self._state.table[INSTRUCTIONS * _NKINDS : (INSTRUCTIONS + 1) * _NKINDS]
+            cut = _cut(kinds, counts, max_tokens, starts)
+            kept = [m for m, k in zip(items[:cut], kinds, strict=False) if k in _INSTRUCTIONS]
+            removed = [
+                m for m, k in zip(items[:cut], kinds, strict=False) if k not in _INSTRUCTIONS
+            ]
             if not removed:
                 return ()
             kept.extend(items[cut:])
-            state = check_sequence(self._policy, kept)
-            self._commit(kept, state)
+            self._commit(kept, check_sequence(self._policy, kept))
             return tuple(removed)
 
     # -- dict and JSON -----------------------------------------------------------------

@@ -4,41 +4,34 @@ An id is 32 lowercase hex digits: 12 of Unix time in milliseconds, 8 of a random
 per-process prefix, 12 of a per-process counter (40 bits used). Ids made later sort later
 (lexicographically) within a process, and across processes to the millisecond.
 
-Hot path: a message does not format its id when it is built. It stores two ints,
-the clock's nanoseconds (in its created_at slot) and a sequence number (in its id
-slot), and formats the id and the ``created_at`` datetime from them the first
-time either is read. Building the string eagerly cost ~340 ns per message; the
-two ints cost ~40 ns (one combined int, ``ns << 40 | seq``, cost ~85: the big-int
-shift and or).
+A message does not format its id, nor build its ``created_at`` datetime, when it is
+built: ``MessageStamps`` (below) keeps the clock reading and a sequence number until
+either field is first read. Most messages of an agent loop are sent and dropped
+without anyone reading their id.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import sys
 import time
+from datetime import UTC, datetime, timedelta
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import hashlib
     from collections.abc import Callable
-    from datetime import datetime, timezone
     from typing import Any
 
     from _typeshed import ReadableBuffer
 
-    UTC: timezone
-
 __all__ = [
     "DERIVED_ID_PREFIX",
     "UTC",
-    "LazyCreatedAt",
-    "LazyId",
+    "MessageStamps",
     "counter",
     "call_id_of",
     "derive_call_id",
-    "ms_of",
     "new_id",
     "now",
     "stamp_created_at",
@@ -49,28 +42,8 @@ __all__ = [
     "time_ns",
 ]
 
-# datetime is imported when a timestamp is first needed, not by `import messages`.
-_EPOCH: Any = None
-_timedelta: Any = None
-_datetime: Any = None
-
-
-def _init_datetime() -> datetime:
-    global _EPOCH, _timedelta, _datetime, UTC
-    from datetime import datetime, timedelta, timezone
-
-    UTC = timezone.utc
-    _datetime, _timedelta = datetime, timedelta
-    _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-    return _EPOCH  # type: ignore[no-any-return]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "UTC":
-        _init_datetime()
-        return UTC
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
 
 _SEQ_BITS = 40
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
@@ -101,15 +74,12 @@ _last_head: tuple[int, str] = (-1, "")
 
 def stamp_id(ns: int, seq: int) -> str:
     """Format the id string of a clock reading (ns since the epoch) and a sequence number."""
-    # Hot path: the 20-digit head (milliseconds and process prefix) is shared by
-    # every id of the same millisecond, so it is formatted once per millisecond.
     return stamp_id_ms(ns // 1_000_000, seq)
 
 
 def stamp_created_at(ns: int) -> datetime:
     """Return the aware UTC datetime (microsecond precision) of a clock reading in ns."""
-    epoch = _EPOCH or _init_datetime()
-    return epoch + _timedelta(microseconds=ns // 1000)  # type: ignore[no-any-return]
+    return _EPOCH + timedelta(microseconds=ns // 1000)
 
 
 # (second, "YYYY-MM-DDTHH:MM:SS") of the last stamp_text call, one tuple so that
@@ -122,10 +92,8 @@ def stamp_text(ns: int) -> str:
 
     The same instant as ``stamp_created_at(ns)``, without building a datetime.
     """
-    # Hot path: a fresh message's first encode. Formatting via a datetime cost
-    # ~2.5 us (timedelta arithmetic, isoformat, hashing it for the text cache);
-    # the seconds head is shared by every message of the same second, so it is
-    # formatted once per second (~0.2 us on a hit).
+    # The seconds head is shared by every message of the same second, so it is
+    # formatted once per second.
     global _last_second
     second, micro = divmod(ns // 1000, 1_000_000)
     last = _last_second
@@ -143,15 +111,7 @@ def text_created_at(s: str) -> datetime:
     Only for text the codec already checked (a decoded message keeps its
     ``created_at`` text until the datetime is first read).
     """
-    if _EPOCH is None:
-        _init_datetime()
-    if _Z_OK:
-        return _datetime.fromisoformat(s)  # type: ignore[no-any-return]
-    return _datetime.fromisoformat(s[:-1]).replace(tzinfo=UTC)  # type: ignore[no-any-return]
-
-
-# datetime.fromisoformat reads a "Z" suffix from Python 3.11 on.
-_Z_OK = sys.version_info >= (3, 11)
+    return datetime.fromisoformat(s)
 
 
 def new_id() -> str:
@@ -161,9 +121,7 @@ def new_id() -> str:
 
 def now() -> datetime:
     """The current time as an aware UTC datetime."""
-    if _EPOCH is None:
-        _init_datetime()
-    return _datetime.now(UTC)  # type: ignore[no-any-return]
+    return datetime.now(UTC)
 
 
 # -- derived ids ------------------------------------------------------------------------
@@ -177,20 +135,16 @@ DERIVED_ID_PREFIX = "call_derived_"
 def derive_call_id(prefix: str, *parts: object) -> str:
     """A stable id for a tool call the wire left without one (same input, same id):
     ``call_id_of`` the parts as text, joined with ``"\\x1f"``."""
-    # hot path: str parts joined as they are (map(str) cost ~0.2 us of ~0.9)
-    return call_id_of(prefix, "\x1f".join([p if p.__class__ is str else str(p) for p in parts]))
+    return call_id_of(prefix, "\x1f".join([str(p) for p in parts]))
 
 
-_sha256: Callable[[ReadableBuffer], hashlib._Hash] | None = (
-    None  # hashlib.sha256 once an id is derived (hashlib loads OpenSSL, ~3 ms)
-)
+# hashlib.sha256 once an id is derived (hashlib loads OpenSSL: not at import time)
+_sha256: Callable[[ReadableBuffer], hashlib._Hash] | None = None
 
 
 def call_id_of(prefix: str, key: str) -> str:
     """The id ``derive_call_id(prefix, *parts)`` makes, of the parts' text already joined
-    into ``key``. Hot path: a parser that makes an id per call writes its key as one
-    f-string and calls this (~430 ns an id, where ``derive_call_id`` of the parts took
-    ~880: its list comprehension's frame and an ``import`` statement per call)."""
+    into ``key`` with ``"\x1f"``."""
     global _sha256
     sha = _sha256
     if sha is None:
@@ -200,35 +154,10 @@ def call_id_of(prefix: str, key: str) -> str:
     return prefix + sha(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-# -- lazily formatted id and created_at --------------------------------------------------
-#
-# Hot path: a message does not format its id when it is built (~340 ns) and does not
-# build its created_at datetime (~250 ns). Its ``id`` slot holds a sequence number and
-# its ``created_at`` slot the clock's ns (or, for a decoded message, the canonical
-# timestamp text) until the field is first read; the descriptors below, which stand in
-# for the dataclass's slot descriptors, format the value then and store it.
-#
-# Thread safety: each slot's final value is computed from that slot's own content and
-# the other slot's content, whatever form the other is in (the ns, its datetime or its
-# text all give the same millisecond), and every thread that formats it stores an
-# equal value. So readers in any number of threads all see the same id and timestamp,
-# whichever of them formats first.
-
-
-def ms_of(created: Any) -> int:
-    """The Unix millisecond of a created_at slot's content, in any of its forms."""
-    if created.__class__ is int:
-        return created // 1_000_000
-    if created.__class__ is str:
-        created = text_created_at(created)
-    epoch = _EPOCH or _init_datetime()
-    return (created - epoch) // _timedelta(milliseconds=1)  # type: ignore[no-any-return]
-
-
 def stamp_id_ms(ms: int, seq: int) -> str:
     """Format the id string of a Unix millisecond and a sequence number."""
-    # Hot path: the head (milliseconds and process prefix) is shared by every id of
-    # the same millisecond, so it is formatted once per millisecond.
+    # The head (milliseconds and process prefix) is shared by every id of the same
+    # millisecond, so it is formatted once per millisecond.
     global _last_head
     last = _last_head
     if last[0] == ms:
@@ -239,60 +168,124 @@ def stamp_id_ms(ms: int, seq: int) -> str:
     return f"{head}{seq & _SEQ_MASK:012x}"
 
 
-class LazyId:
-    """The ``id`` field of a message: formatted from its stamp on first read."""
+# -- lazily made id and created_at ------------------------------------------------------
 
-    __slots__ = ("_created", "_get", "_set", "slot")
 
-    def __init__(self, slot: Any, created_slot: Any) -> None:
-        self.slot = slot  # the slot descriptor it stands in for (builders store through it)
-        self._get = slot.__get__
-        self._set = slot.__set__
-        self._created = created_slot.__get__
+class MessageStamps:
+    """How a message's ``id`` and ``created_at`` are made when first read (the one place).
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+    Building a message reads the clock and takes a sequence number, but formats
+    neither: its ``id`` slot holds the sequence number and its ``created_at`` slot the
+    clock's nanoseconds until either field is read. A decoded message may also hold
+    its canonical timestamp text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``) until ``created_at``
+    is read. The descriptors this installs on the message class stand in for the
+    dataclass's slot descriptors, so reading ``id`` always gives a ``str`` and reading
+    ``created_at`` an aware ``datetime``; no other module looks at the slots.
+
+    Threads may race on a first read: the id is computed from the sequence number and
+    the millisecond of the created_at slot, whatever form that slot is in, so every
+    thread stores an equal value.
+    """
+
+    __slots__ = ("_get_created", "_get_id", "_set_created", "_set_id")
+    if TYPE_CHECKING:
+        _get_id: Callable[[object], str | int]
+        _get_created: Callable[[object], datetime | str | int]
+        _set_id: Callable[[object, object], None]
+        _set_created: Callable[[object, object], None]
+
+    def __init__(self, cls: type) -> None:
+        id_slot, created_slot = cls.__dict__["id"], cls.__dict__["created_at"]
+        self._get_id, self._set_id = id_slot.__get__, id_slot.__set__
+        self._get_created, self._set_created = created_slot.__get__, created_slot.__set__
+        type.__setattr__(cls, "id", _LazyId(self))
+        type.__setattr__(cls, "created_at", _LazyCreatedAt(self))
+
+    def given(self, message: object) -> tuple[object, object]:
+        """The id and created_at a constructor stored, before ``start`` (None: make one)."""
+        return self._get_id(message), self._get_created(message)
+
+    def start(self, message: object, id: str | None, created_at: datetime | str | None) -> None:
+        """Give a new message its id and creation time: the ones given, or new ones.
+
+        ``created_at`` may be the canonical text of a decoded message. With no id, the id
+        is made from the clock now (not from a given ``created_at``).
+        """
+        if id is None:
+            if created_at is None:
+                self._set_created(message, time_ns())
+                self._set_id(message, next(counter))
+                return
+            id = new_id()
+        self._set_id(message, id)
+        self._set_created(message, time_ns() if created_at is None else created_at)
+
+    def id(self, message: object) -> str:
+        """The message's id, formatted (and kept) on first read."""
+        value = self._get_id(message)
+        if isinstance(value, int):
+            value = stamp_id_ms(self._millisecond(message), value)
+            self._set_id(message, value)
+        return value
+
+    def created_at(self, message: object) -> datetime:
+        """The message's creation time, built (and kept) on first read."""
+        value = self._get_created(message)
+        if isinstance(value, int):
+            value = stamp_created_at(value)
+            self._set_created(message, value)
+        elif isinstance(value, str):
+            value = text_created_at(value)
+            self._set_created(message, value)
+        return value
+
+    def created_at_text(self, message: object) -> str:
+        """The creation time as canonical text, without building a datetime when there is none."""
+        value = self._get_created(message)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int):
+            return stamp_text(value)
+        return f"{value.isoformat(timespec='microseconds')[:-6]}Z"
+
+    def _millisecond(self, message: object) -> int:
+        value = self._get_created(message)
+        if isinstance(value, int):
+            return value // 1_000_000
+        if isinstance(value, str):
+            value = text_created_at(value)
+        return (value - _EPOCH) // _MILLISECOND
+
+
+class _LazyId:
+    """The ``id`` attribute of a message class (see ``MessageStamps``)."""
+
+    __slots__ = ("_stamps",)
+
+    def __init__(self, stamps: MessageStamps) -> None:
+        self._stamps = stamps
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        v = self._get(obj)
-        if v.__class__ is int:
-            v = stamp_id_ms(ms_of(self._created(obj)), v)
-            self._set(obj, v)
-        return v
+        return self._stamps.id(obj)
 
-    def __set__(self, obj: Any, value: Any) -> None:
-        self._set(obj, value)
-
-    def raw(self, obj: Any) -> Any:
-        """The slot's content: the id, or its sequence number while unformatted."""
-        return self._get(obj)
+    def __set__(self, obj: object, value: object) -> None:
+        self._stamps._set_id(obj, value)
 
 
-class LazyCreatedAt:
-    """The ``created_at`` field of a message: its datetime built on first read."""
+class _LazyCreatedAt:
+    """The ``created_at`` attribute of a message class (see ``MessageStamps``)."""
 
-    __slots__ = ("_get", "_set", "slot")
+    __slots__ = ("_stamps",)
 
-    def __init__(self, slot: Any) -> None:
-        self.slot = slot  # the slot descriptor it stands in for (builders store through it)
-        self._get = slot.__get__
-        self._set = slot.__set__
+    def __init__(self, stamps: MessageStamps) -> None:
+        self._stamps = stamps
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        v = self._get(obj)
-        cls = v.__class__
-        if cls is int:
-            v = stamp_created_at(v)
-            self._set(obj, v)
-        elif cls is str:
-            v = text_created_at(v)
-            self._set(obj, v)
-        return v
+        return self._stamps.created_at(obj)
 
-    def __set__(self, obj: Any, value: Any) -> None:
-        self._set(obj, value)
-
-    def raw(self, obj: Any) -> Any:
-        """The slot's content: a datetime, or the clock's ns or canonical text while unbuilt."""
-        return self._get(obj)
+    def __set__(self, obj: object, value: object) -> None:
+        self._stamps._set_created(obj, value)

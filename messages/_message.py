@@ -1,14 +1,16 @@
 """The message classes: one per role, plus the assistant turn that calls tools.
 
 Every class is a ``@dataclass(frozen=True, slots=True)`` whose checks live in
-``__post_init__``; a user may subclass one as a dataclass and add fields (see
-``Message``). The common fields (``name``, ``metadata``, ``extras``, ``id``,
-``created_at``) are keyword-only, so a subclass's own fields may have defaults.
+``__post_init__``, and every construction runs them: the dataclass ``__init__``,
+a user's subclass and ``dataclasses.replace`` alike. Decoders and provider parsers,
+which have checked what they read, build through ``_build`` instead (the one
+trusted path). The common fields (``name``, ``metadata``, ``extras``, ``cache``,
+``id``, ``created_at``) are keyword-only, so a subclass's own fields may have
+defaults.
 
-Messages are built in agent loops, so the built-in classes take a faster
-``__init__`` from ``_build`` that runs the same checks (``_fields``) on its
-arguments before storing them; decoders build through ``_build``'s trusted
-functions. ``id`` and ``created_at`` are formatted when first read (``_ids``).
+``id`` and ``created_at`` are made lazily: see ``_ids.LazyId`` and
+``_ids.LazyCreatedAt``, the one mechanism behind them. Reading either always gives
+a ``str`` and an aware ``datetime``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ._build import content_message_init, tool_call_message_init, tool_result_message_init
 from ._fields import (
     ASSISTANT_PARTS,
     TOOL_PARTS,
@@ -32,8 +33,7 @@ from ._fields import (
     check_str,
 )
 from ._frozen import EMPTY
-from ._ids import LazyCreatedAt, LazyId, ms_of, new_id, stamp_id_ms, stamp_text, time_ns
-from ._ids import counter as _counter
+from ._ids import MessageStamps
 from ._lazy import LazyModule
 from ._parts import ContentPart, ReasoningPart, TextPart
 from ._role import MessageRole
@@ -67,27 +67,27 @@ __all__ = [
     "builtin_base",
     "check_content",
     "check_tool_calls",
-    "created_at_raw",
     "created_at_text",
-    "fresh_fields",
-    "raw_stamp",
+    "start_stamps",
 ]
 
 Content = str | Sequence[ContentPart | str]
 """What a message's content may be given as: a string or a sequence of parts (plain strings in the sequence become TextParts)."""
 
+_NO_ID: Any = None  # the default of id and created_at: "make one"
+_store = object.__setattr__
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Message:
-    """Base of every message: name, metadata, extras, id and created_at.
+    """Base of every message: name, metadata, extras, cache, id and created_at.
 
     Equality and hash cover everything except ``id`` and ``created_at``.
     ``metadata`` is developer context; ``extras`` holds unknown fields captured
     when decoding and provider-specific fields (kept in storage, never sent).
     ``cache`` marks the end of a cacheable prompt prefix (see ``CacheHint``).
     ``id`` is made when not given (unique across processes, time-ordered) and
-    ``created_at`` is the construction time unless given; both are formatted on
-    first read.
+    ``created_at`` is the construction time unless given.
 
     Subclass a message class as a dataclass to add fields::
 
@@ -103,53 +103,51 @@ class Message:
     name: str | None = field(default=None, kw_only=True)
     metadata: Mapping[str, Any] = field(default=EMPTY, kw_only=True, repr=False)
     extras: Mapping[str, Any] = field(default=EMPTY, kw_only=True, repr=False)
+    id: str = field(default=_NO_ID, kw_only=True, compare=False)
+    created_at: datetime = field(default=_NO_ID, kw_only=True, compare=False)
     cache: CacheHint | None = field(default=None, kw_only=True)
-    id: str = field(default=None, kw_only=True, compare=False)  # type: ignore[assignment]
-    created_at: datetime = field(default=None, kw_only=True, compare=False)  # type: ignore[assignment]
 
-    if TYPE_CHECKING:  # a class attribute, never a dataclass field
+    if TYPE_CHECKING:  # declared by each subclass (a class attribute and a field)
         role: ClassVar[MessageRole]
 
+        @property
+        def content(self) -> str | tuple[ContentPart, ...] | None: ...
+
     def __post_init__(self) -> None:
-        if self.__class__ is Message:
+        if type(self) is Message:
             raise TypeError("Message is abstract: use a subclass or a Message.* factory")
-        store = object.__setattr__
-        name = self.name
-        if name is not None:
-            store(self, "name", check_str(name, "name"))
-        store(self, "metadata", check_mapping(self.metadata, "metadata"))
-        store(self, "extras", check_mapping(self.extras, "extras"))
-        store(self, "cache", check_cache(self.cache))
-        mid = _id_field.raw(self)
-        created = _created_field.raw(self)
-        if mid is None:
-            if created is None:
-                store(self, "created_at", time_ns())
-                store(self, "id", next(_counter))
-            else:  # the id is made now, from the clock, not from created_at
-                store(self, "created_at", check_created_at(created))
-                store(self, "id", new_id())
-        else:
-            store(self, "id", check_id(mid))
-            store(self, "created_at", time_ns() if created is None else check_created_at(created))
+        if self.name is not None:
+            _store(self, "name", check_str(self.name, "name"))
+        if self.metadata is not EMPTY:
+            _store(self, "metadata", check_mapping(self.metadata, "metadata"))
+        if self.extras is not EMPTY:
+            _store(self, "extras", check_mapping(self.extras, "extras"))
+        if self.cache is not None:
+            _store(self, "cache", check_cache(self.cache))
+        given_id, given_time = _STAMPS.given(self)
+        _STAMPS.start(
+            self,
+            None if given_id is None else check_id(given_id),
+            None if given_time is None else check_created_at(given_time),
+        )
 
     # -- the views every message offers -------------------------------------------
 
     @property
     def text(self) -> str:
         """All text parts joined with no separator; ``""`` when there are none."""
-        c = self.content  # type: ignore[attr-defined]
+        c = self.content
         if type(c) is str:
             return c
         if not c:
             return ""
-        return "".join([p.text for p in c if type(p) is TextPart or isinstance(p, TextPart)])
+        return "".join([p.text for p in c if isinstance(p, TextPart)])
 
     @property
     def parts(self) -> tuple[ContentPart, ...]:
         """The content as parts (a str content is one TextPart; empty gives ``()``)."""
-        c = self.content  # type: ignore[attr-defined]
-        if type(c) is str:
+        c = self.content
+        if isinstance(c, str):
             return (TextPart(c),) if c else ()
         return c or ()
 
@@ -166,8 +164,8 @@ class Message:
     @property
     def reasoning(self) -> tuple[ReasoningPart, ...]:
         """The reasoning parts of this message, in order."""
-        c = self.content  # type: ignore[attr-defined]
-        if not c or type(c) is str:
+        c = self.content
+        if not c or isinstance(c, str):
             return ()
         return tuple([p for p in c if isinstance(p, ReasoningPart)])
 
@@ -175,7 +173,8 @@ class Message:
 
     def with_content(self: M, content: Any) -> M:
         """Return a copy with other content."""
-        return dataclasses.replace(self, content=content)  # type: ignore[call-arg]
+        changes: dict[str, Any] = {"content": content}  # a field of every subclass
+        return dataclasses.replace(self, **changes)
 
     def with_name(self: M, name: str | None) -> M:
         """Return a copy with another name."""
@@ -211,8 +210,8 @@ class Message:
         return self
 
     def __repr__(self) -> str:
-        c = self.content  # type: ignore[attr-defined]
-        if type(c) is str:
+        c = self.content
+        if isinstance(c, str):
             size = f"text_len={len(c)}"
         elif c is None:
             size = "content=None"
@@ -357,178 +356,108 @@ class Message:
         )
 
 
-# ``id`` and ``created_at`` are formatted on first read: descriptors that wrap the
-# dataclass's slot descriptors stand in for them (see ``_ids``). The slot descriptors
-# stay reachable as ``_id_slot`` and ``_created_slot``: the codec's encoders read the
-# raw slots through them. Hot path: a slot descriptor under another name is still a
-# specialised slot read (~5 ns), where the lazy descriptor costs ~110 ns and a bound
-# slot getter ~30 ns: to_dict of a decoded UserMessage ~310 -> ~250 ns.
-_id_slot = Message.__dict__["id"]
-_created_slot = Message.__dict__["created_at"]
-_created_field = LazyCreatedAt(_created_slot)
-_id_field = LazyId(_id_slot, _created_slot)
-type.__setattr__(Message, "id", _id_field)
-type.__setattr__(Message, "created_at", _created_field)
-type.__setattr__(Message, "_id_slot", _id_slot)
-type.__setattr__(Message, "_created_slot", _created_slot)
-_set_created_text = _created_slot.__set__
-_set_id_text = _id_slot.__set__
-
-
-def raw_stamp(message: Message) -> int | None:
-    """The sequence number (unique in this process) of a message whose generated id is not yet formatted."""
-    v = _id_field.raw(message)
-    return v if v.__class__ is int else None
-
-
-def created_at_raw(message: Message) -> Any:
-    """The ``created_at`` slot as stored: a datetime, the clock's ns or canonical text."""
-    return _created_field.raw(message)
+_STAMPS = MessageStamps(Message)
 
 
 def created_at_text(message: Message) -> str:
-    """``created_at`` as canonical text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``), made once and kept.
-
-    A fresh message's clock reading is formatted without building a datetime and the
-    text is kept in place of it (``created_at`` then reads it back: the same instant).
-    """
-    c = message._created_slot  # type: ignore[attr-defined]
-    if c.__class__ is str:
-        return c
-    if c.__class__ is int:
-        text = stamp_text(c)
-        _set_created_text(message, text)
-        return text
-    return _timestamps.iso_utc(c)
+    """``message.created_at`` as canonical text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``)."""
+    return _STAMPS.created_at_text(message)
 
 
-def fresh_fields(message: Message) -> tuple[str, str]:
-    """The id and created_at text of a message whose id is not formatted yet (its first
-    encode), made from its stamps and kept, as ``id`` and ``created_at_text`` would.
-
-    Hot path: one frame where ``message.id`` and ``created_at_text`` took six (build +
-    to_dict of a fresh UserMessage 25,824 -> 21,947 instructions). Threads may race
-    here: every form of the stamps gives the same id and text.
-    """
-    c = message._created_slot  # type: ignore[attr-defined]
-    if c.__class__ is int:
-        text = stamp_text(c)
-        _set_created_text(message, text)
-        ms = c // 1_000_000
-    else:  # its created_at was read or given: a datetime or its text
-        text = created_at_text(message)
-        ms = ms_of(c)
-    seq = message._id_slot  # type: ignore[attr-defined]
-    if seq.__class__ is int:
-        seq = stamp_id_ms(ms, seq)
-        _set_id_text(message, seq)
-    return seq, text
+def start_stamps(message: object, id: str | None, created_at: datetime | str | None) -> None:
+    """Give a message built on the trusted path (``_build``) its id and creation time."""
+    _STAMPS.start(message, id, created_at)
 
 
 # -- the classes ------------------------------------------------------------------------
+#
+# Each class declares its ``__init__`` signature for the type checker only (the common
+# fields also take None there); at run time the dataclass ``__init__`` stores the
+# arguments and calls ``__post_init__``, where the checks are.
 
 
-def _system_content(content: object) -> str:
-    return check_str(content, "content")
-
-
-def _user_content(content: object) -> Any:
-    return check_content(content, USER_PARTS)
-
-
-def _assistant_content(content: object) -> Any:
-    return check_content(content, ASSISTANT_PARTS)
-
-
-def _tool_content(content: object) -> Any:
-    return check_content(content, TOOL_PARTS)
-
-
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class SystemMessage(Message):
     """Instructions from the application (role ``system``)."""
 
     content: str = field(repr=False)
     role = MessageRole.SYSTEM
 
-    def __init__(
-        self,
-        content: str,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-        cache: CacheHint | None = None,
-    ) -> None:
-        """The message, from its content and the common fields (keyword-only)."""
+    if TYPE_CHECKING:
 
-    if not TYPE_CHECKING:  # the same signature, made fast in _build
-        __init__ = content_message_init(_system_content, __init__)
+        def __init__(
+            self,
+            content: str,
+            *,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+            cache: CacheHint | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
-        object.__setattr__(self, "content", _system_content(self.content))
+        if type(self.content) is not str:
+            _store(self, "content", check_str(self.content, "content"))
 
 
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class DeveloperMessage(Message):
     """Instructions from the developer (role ``developer``)."""
 
     content: str = field(repr=False)
     role = MessageRole.DEVELOPER
 
-    def __init__(
-        self,
-        content: str,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-        cache: CacheHint | None = None,
-    ) -> None:
-        """The message, from its content and the common fields (keyword-only)."""
+    if TYPE_CHECKING:
 
-    if not TYPE_CHECKING:  # the same signature, made fast in _build
-        __init__ = content_message_init(_system_content, __init__)
+        def __init__(
+            self,
+            content: str,
+            *,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+            cache: CacheHint | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
-        object.__setattr__(self, "content", _system_content(self.content))
+        if type(self.content) is not str:
+            _store(self, "content", check_str(self.content, "content"))
 
 
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class UserMessage(Message):
     """What the user said: a string or text, image, audio and file parts."""
 
     content: str | tuple[ContentPart, ...] = field(repr=False)
     role = MessageRole.USER
 
-    def __init__(
-        self,
-        content: Content,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-        cache: CacheHint | None = None,
-    ) -> None:
-        """The message, from its content and the common fields (keyword-only)."""
+    if TYPE_CHECKING:
 
-    if not TYPE_CHECKING:  # the same signature, made fast in _build
-        __init__ = content_message_init(_user_content, __init__)
+        def __init__(
+            self,
+            content: Content,
+            *,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+            cache: CacheHint | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
-        object.__setattr__(self, "content", _user_content(self.content))
+        if type(self.content) is not str:
+            _store(self, "content", check_content(self.content, USER_PARTS))
 
 
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class AssistantMessage(Message):
     """What the model answered: a string or text and reasoning parts.
 
@@ -538,25 +467,24 @@ class AssistantMessage(Message):
     content: str | tuple[ContentPart, ...] | None = field(repr=False)
     role = MessageRole.ASSISTANT
 
-    def __init__(
-        self,
-        content: Content,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-        cache: CacheHint | None = None,
-    ) -> None:
-        """The message, from its content and the common fields (keyword-only)."""
+    if TYPE_CHECKING:
 
-    if not TYPE_CHECKING:  # the same signature, made fast in _build
-        __init__ = content_message_init(_assistant_content, __init__)
+        def __init__(
+            self,
+            content: Content,
+            *,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+            cache: CacheHint | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
-        object.__setattr__(self, "content", _assistant_content(self.content))
+        if type(self.content) is not str:
+            _store(self, "content", check_content(self.content, ASSISTANT_PARTS))
 
 
 def check_tool_calls(
@@ -579,20 +507,12 @@ def check_tool_calls(
 
 
 def _call_tuple(value: object, kind: type, path: str) -> tuple[Any, ...]:
-    if value.__class__ is tuple:
-        items: tuple[Any, ...] = value
-    elif isinstance(value, (list, tuple)):
-        items = tuple(value)
-    else:
+    if not isinstance(value, (list, tuple)):
         reject(f"expected a sequence of {kind.__name__}, got {type(value).__name__}", path)
-    for i, c in enumerate(items):
-        if c.__class__ is not kind and not isinstance(c, kind):
+    for i, c in enumerate(value):
+        if not isinstance(c, kind):
             reject(f"expected {kind.__name__}, got {type(c).__name__}", f"{path}[{i}]")
-    return items
-
-
-def _optional_assistant_content(content: object) -> Any:
-    return None if content is None else _assistant_content(content)
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False)
@@ -605,8 +525,9 @@ class ToolCallMessage(AssistantMessage):
     or invalid, is required; ids are unique across both. Call order is
     ``tool_calls`` then ``invalid_tool_calls``.
 
-    A subclass's generated ``__init__`` takes ``content`` first (the dataclass field
-    order); pass ``tool_calls`` by keyword there.
+    Its ``__init__`` takes ``tool_calls`` first; a dataclass subclass's generated
+    ``__init__`` takes ``content`` first (the field order): pass ``tool_calls`` by
+    keyword there.
     """
 
     content: str | tuple[ContentPart, ...] | None = field(default=None, repr=False)
@@ -627,18 +548,30 @@ class ToolCallMessage(AssistantMessage):
         created_at: datetime | None = None,
         cache: CacheHint | None = None,
     ) -> None:
-        """The message, from its calls and content and the common fields (keyword-only)."""
+        """The message, from its calls and content and the common fields (keyword-only).
 
-    if not TYPE_CHECKING:  # the same signature, made fast in _build
-        __init__ = tool_call_message_init(ToolCall, _assistant_content, check_tool_calls, __init__)
+        Stores the arguments as given, then ``__post_init__`` checks them, as the
+        dataclass ``__init__`` would; only the order of the parameters differs.
+        """
+        _store(self, "content", content)
+        _store(self, "tool_calls", tool_calls)
+        _store(self, "invalid_tool_calls", invalid_tool_calls)
+        _store(self, "name", name)
+        _store(self, "metadata", EMPTY if metadata is None else metadata)
+        _store(self, "extras", EMPTY if extras is None else extras)
+        _store(self, "cache", cache)
+        _store(self, "id", id)
+        _store(self, "created_at", created_at)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
-        store = object.__setattr__
         calls, invalid = check_tool_calls(self.tool_calls, self.invalid_tool_calls)
-        store(self, "tool_calls", calls)
-        store(self, "invalid_tool_calls", invalid)
-        store(self, "content", _optional_assistant_content(self.content))
+        _store(self, "tool_calls", calls)
+        _store(self, "invalid_tool_calls", invalid)
+        content = self.content
+        if content is not None and type(content) is not str:
+            _store(self, "content", check_content(content, ASSISTANT_PARTS))
 
     def _repr_more(self) -> str:
         more = f", tool_calls={len(self.tool_calls)}"
@@ -652,21 +585,7 @@ class ToolCallMessage(AssistantMessage):
         return tuple([c.id for c in self.tool_calls] + [c.id for c in self.invalid_tool_calls])
 
 
-def _result_head(
-    tool_call_id: object, is_error: object, tool_name: object
-) -> tuple[str, bool, str | None]:
-    if type(tool_call_id) is not str or not tool_call_id:
-        if not isinstance(tool_call_id, str) or not tool_call_id:
-            reject("tool_call_id is required (a non-empty str)", "tool_call_id")
-        tool_call_id = str(tool_call_id)
-    check_bool(is_error, "is_error")
-    name = check_opt_str(tool_name, "tool_name")
-    if name is not None and not name:
-        reject("expected a non-empty str or None", "tool_name")
-    return tool_call_id, is_error, name  # type: ignore[return-value]
-
-
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class ToolResultMessage(Message):
     """The result of one tool call (role ``tool``)."""
 
@@ -676,32 +595,37 @@ class ToolResultMessage(Message):
     tool_name: str | None = None
     role = MessageRole.TOOL
 
-    def __init__(
-        self,
-        tool_call_id: str,
-        content: Content,
-        is_error: bool = False,
-        tool_name: str | None = None,
-        *,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        extras: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        created_at: datetime | None = None,
-        cache: CacheHint | None = None,
-    ) -> None:
-        """The message, from the result's fields and the common fields (keyword-only)."""
+    if TYPE_CHECKING:
 
-    if not TYPE_CHECKING:  # the same signature, made fast in _build
-        __init__ = tool_result_message_init(_tool_content, _result_head, __init__)
+        def __init__(
+            self,
+            tool_call_id: str,
+            content: Content,
+            is_error: bool = False,
+            tool_name: str | None = None,
+            *,
+            name: str | None = None,
+            metadata: Mapping[str, Any] | None = None,
+            extras: Mapping[str, Any] | None = None,
+            id: str | None = None,
+            created_at: datetime | None = None,
+            cache: CacheHint | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         Message.__post_init__(self)
-        store = object.__setattr__
-        call_id, _, tool_name = _result_head(self.tool_call_id, self.is_error, self.tool_name)
-        store(self, "tool_call_id", call_id)
-        store(self, "tool_name", tool_name)
-        store(self, "content", _tool_content(self.content))
+        if type(self.tool_call_id) is not str or not self.tool_call_id:
+            if not isinstance(self.tool_call_id, str) or not self.tool_call_id:
+                reject("tool_call_id is required (a non-empty str)", "tool_call_id")
+            _store(self, "tool_call_id", str(self.tool_call_id))
+        check_bool(self.is_error, "is_error")
+        if self.tool_name is not None:
+            tool_name = check_opt_str(self.tool_name, "tool_name")
+            if not tool_name:
+                reject("expected a non-empty str or None", "tool_name")
+            _store(self, "tool_name", tool_name)
+        if type(self.content) is not str:
+            _store(self, "content", check_content(self.content, TOOL_PARTS))
 
     @property
     def result(self) -> ToolResult:
@@ -733,9 +657,8 @@ def builtin_base(cls: type) -> type[Message] | None:
     return None
 
 
-# The codec and datetime are imported on first use (import time); see _lazy.
+# The codec is imported on first use (import time); see _lazy.
 if TYPE_CHECKING:
-    from . import _codec, _timestamps
+    from . import _codec
 else:
     _codec = LazyModule("._codec", __package__, globals(), "_codec")
-    _timestamps = LazyModule("._timestamps", __package__, globals(), "_timestamps")

@@ -30,7 +30,6 @@ from ._message import (
     UserMessage,
     builtin_base,
     created_at_text,
-    fresh_fields,
 )
 from ._part_codec import (
     _ASSISTANT_KINDS,
@@ -49,12 +48,11 @@ from ._part_codec import (
     _legacy_call,
     _mapping,
     _opt_str,
-    _plain_items,
     _req_str,
     _spread,
     plain,
 )
-from ._timestamps import ISO_TEXT, check_stamp_text, created_value
+from ._timestamps import check_stamp_text, created_value
 from ._tool_call import ToolCall
 from .errors import DecodeError, ValidationError, ident, undecodable
 
@@ -102,32 +100,13 @@ Decoder = Callable[[Any, Mapping[str, Any]], Any]
 # (FrozenDict is a dict, FrozenList a tuple: the C JSON encoder writes them exactly
 # as their copies).
 #
-# Hot path: id and created_at are read from their raw slots (``_id_slot`` and
-# ``_created_slot``, see ``_message``). A decoded message holds its id and canonical
-# created_at text, written back as they are; a fresh one formats its id on first
-# read and its timestamp text once (``created_at_text``); a created_at given as a
-# datetime is looked up in the timestamp text cache first (one dict lookup). A fresh
-# message (its id slot still holds the sequence number) goes straight to
-# ``fresh_fields``: its clock reading missing the cache raised a KeyError, ~2.6k
-# instructions, and ``m.id`` then ``created_at_text`` ran six frames (build + to_dict
-# of a fresh UserMessage 28,450 -> 21,947 instructions, 1.29x -> 1.00x the baseline).
-# The three encoders below read the pair with the same inline lines: a helper
-# returning it would be a frame, ~500 of the ~4,200 instructions of a to_dict.
-
-
 def _add_common(d: dict[str, Any], m: Any, reserved: frozenset[str]) -> None:
     name = m.name
     if name is not None:
         d["name"] = name
     metadata = m.metadata
     if metadata:
-        # hot path: plain() of a flat object written out (one frame less, ~60 ns)
-        md = {**metadata}
-        for v in md.values():
-            if type(v) not in _PLAIN:
-                _plain_items(md)
-                break
-        d["metadata"] = md
+        d["metadata"] = plain(metadata)
     if m.extras:
         _spread(d, m.extras, reserved)
     if m.cache is not None:
@@ -150,16 +129,7 @@ def _content_encoder(role: str, share: bool) -> Encoder:
     add = _add_common_shared if share else _add_common
 
     def encode(m: Any) -> dict[str, Any]:
-        mid = m._id_slot
-        if mid.__class__ is str:
-            created = m._created_slot
-            if created.__class__ is not str:
-                try:
-                    created = ISO_TEXT[created]
-                except KeyError:
-                    created = created_at_text(m)
-        else:  # a fresh message's first encode (see above)
-            mid, created = fresh_fields(m)
+        mid, created = m.id, created_at_text(m)
         c = m.content
         d: dict[str, Any]
         if c.__class__ is str:
@@ -185,16 +155,7 @@ def _tool_call_message_encoder(share: bool) -> Encoder:
     enc_invalid = _enc_invalid_shared if share else _enc_invalid
 
     def encode(m: Any) -> dict[str, Any]:
-        mid = m._id_slot
-        if mid.__class__ is str:
-            created = m._created_slot
-            if created.__class__ is not str:
-                try:
-                    created = ISO_TEXT[created]
-                except KeyError:
-                    created = created_at_text(m)
-        else:  # a fresh message's first encode (see above)
-            mid, created = fresh_fields(m)
+        mid, created = m.id, created_at_text(m)
         d: dict[str, Any] = {"id": mid, "role": "assistant"}
         c = m.content
         if c is not None:
@@ -236,16 +197,7 @@ def _tool_result_message_encoder(share: bool) -> Encoder:
     add = _add_common_shared if share else _add_common
 
     def encode(m: Any) -> dict[str, Any]:
-        mid = m._id_slot
-        if mid.__class__ is str:
-            created = m._created_slot
-            if created.__class__ is not str:
-                try:
-                    created = ISO_TEXT[created]
-                except KeyError:
-                    created = created_at_text(m)
-        else:  # a fresh message's first encode (see above)
-            mid, created = fresh_fields(m)
+        mid, created = m.id, created_at_text(m)
         c = m.content
         d: dict[str, Any] = {
             "id": mid,

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar, overload
 
 from ._build import text_part, tool_call
-from ._fields import known_tool_name, tool_name_ok
-from ._frozen import EMPTY, SCALARS, FrozenDict, freeze, freeze_mapping
+from ._fields import tool_name_ok
+from ._frozen import EMPTY, FrozenDict, freeze, freeze_mapping
 from ._ids import DERIVED_ID_PREFIX, derive_call_id
 from ._json import json_type, loads
 from ._parts import (
@@ -557,7 +557,7 @@ def _call_id_of(cid: object) -> str:
     return str(cid)
 
 
-def _text_arguments(cid: str, name: str, raw: str, extras: FrozenDict) -> Any:
+def _text_arguments(cid: str, name: str, raw: str, extras: FrozenDict) -> ToolCall | InvalidToolCall:
     """A call whose arguments text is not exactly a JSON object: blank, padded or invalid."""
     try:
         value = _parse(raw, "function.arguments")
@@ -612,20 +612,16 @@ def object_text(text: str) -> FrozenDict | None:
     For parsers with a general path of their own: None means "take it", and that
     path then accepts the text (e.g. with surrounding whitespace) or reports it.
     """
-    # Hot path: tool arguments in provider responses, as in _dec_call.
     try:
         value, end = scan_once(text, 0)
     except Exception:
         return None
-    if value.__class__ is not dict or end != len(text):
+    if type(value) is not dict or end != len(text):
         return None
-    for v in value.values():
-        if v.__class__ not in SCALARS:
-            try:
-                return freeze_mapping(value, "")
-            except Exception:
-                return None
-    return FrozenDict(value) if value else EMPTY
+    try:
+        return freeze_mapping(value, "")
+    except ValidationError:
+        return None
 
 
 def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
@@ -634,105 +630,51 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
     Paths in errors are ``tool_calls[i]...`` (a single call decoded by ``_dec_call``
     is relative to the call).
     """
-    if value.__class__ is not list and not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, tuple)):
         _fail(f"expected an array of tool calls, got {json_type(value)}", "tool_calls")
-    calls: list[Any] = []
-    invalid: list[Any] = []
-    try:
-        # hot path: the body of the loop is the call decoder itself (no frame per
-        # call, ~60 ns), and the usual call (a str id, a known name, arguments as the
-        # text of a flat JSON object, no other keys) is read with subscripts and
-        # frozen in one copy; everything else is handed to the helpers below.
-        for c in value:
-            if c.__class__ is dict:
-                try:  # subscripts: ~15 ns less each than get
-                    cid = c["id"]
-                    fn = c["function"]
-                    kind = c["type"]  # the encoder always writes it
-                except KeyError:
-                    cid, fn, kind = c.get("id"), c.get("function"), c.get("type")
-            elif isinstance(c, Mapping):
-                cid, fn, kind = c.get("id"), c.get("function"), c.get("type")
-            else:
-                _fail(f"expected a tool call object, got {json_type(c)}")
-            if cid.__class__ is not str or not cid:
-                cid = _call_id_of(cid)
-            if fn.__class__ is not dict and not isinstance(fn, Mapping):
-                _fail(
-                    f"expected an object with name and arguments, got {json_type(fn)}", "function"
-                )
-            # id and function are here: two keys are those, three with the usual type
-            n = len(c)
-            if (n == 3 and kind == "function") or n == 2:
-                extras = EMPTY
-            else:
-                if kind is not None and kind != "function":
-                    _fail(f"unsupported tool call type {ident(kind)}; expected 'function'", "type")
-                extras = _extras(c, CALL_KEYS)
-                error = c.get("error")
-                if error is not None:
-                    invalid.append(
-                        _invalid(cid, fn.get("name"), fn.get("arguments"), error, extras)
-                    )
-                    continue
-            # hot path: subscripts whatever the Mapping (checked above; a Mapping's
-            # missing key is a KeyError): 42,647 -> 42,429 instructions for from_dict of
-            # a two-call message, against a dict-only subscript branch
-            try:
-                name = fn["name"]
-                args = fn["arguments"]
-            except KeyError:
-                name, args = fn.get("name"), fn.get("arguments")
-            if name.__class__ is not str or name not in known_tool_name:
-                if not tool_name_ok(name):
-                    invalid.append(_invalid(cid, name, args, None, extras))
-                    continue
-                name = str(name)
-            if args.__class__ is str:
-                try:
-                    value_, end = scan_once(args, 0)
-                except Exception:
-                    value_ = end = None
-                if value_.__class__ is dict and end == len(args):
-                    for v in value_.values():
-                        if v.__class__ not in SCALARS:
-                            break
-                    else:  # keys from the scanner are always str
-                        frozen = FrozenDict(value_) if value_ else EMPTY
-                        calls.append(tool_call(ToolCall, cid, name, frozen, extras, args))
-                        continue
-                    try:  # nested values, or what JSON cannot hold (1e999 is inf)
-                        frozen = freeze_mapping(value_, "arguments")
-                    except ValidationError as exc:
-                        call: Any = _invalid(cid, name, args, exc.message, extras)
-                    else:
-                        call = tool_call(ToolCall, cid, name, frozen, extras, args)
-                else:
-                    call = _text_arguments(cid, name, args, extras)
-            elif args is None:
-                call = tool_call(ToolCall, cid, name, EMPTY, extras, None)
-            elif isinstance(args, str):
-                call = _text_arguments(cid, name, str(args), extras)
-            elif isinstance(args, Mapping):
-                call = tool_call(
-                    ToolCall, cid, name, _mapping(args, "function.arguments"), extras, None
-                )
-            else:
-                call = _invalid(cid, name, args, None, extras)
-            (calls if call.__class__ is ToolCall else invalid).append(call)
-    except DecodeError as exc:
-        if value.__class__ is tuple and len(value) == 1:
-            raise  # a single call (_dec_call): paths relative to it
-        raise exc.at(f"tool_calls[{len(calls) + len(invalid)}]") from None
-    if invalid:
-        n = len(calls) + len(invalid)
-        if n > 1 and len({c.id for c in calls} | {c.id for c in invalid}) != n:
-            _duplicate_ids(value)
-        return tuple(calls), tuple(invalid)
-    n = len(calls)
-    if n > 1 and (calls[0].id == calls[1].id if n == 2 else len({c.id for c in calls}) != n):
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for i, c in enumerate(value):
+        try:
+            call = _dec_call_entry(c)
+        except DecodeError as exc:
+            if type(value) is tuple and len(value) == 1:
+                raise  # a single call (_dec_call): paths relative to it
+            raise exc.at(f"tool_calls[{i}]") from None
+        if isinstance(call, ToolCall):
+            calls.append(call)
+        else:
+            invalid.append(call)
+    ids = {c.id for c in calls} | {c.id for c in invalid}
+    if len(ids) != len(calls) + len(invalid):
         _duplicate_ids(value)
-    return tuple(calls), ()
+    return tuple(calls), tuple(invalid)
+
+
+def _dec_call_entry(c: object) -> ToolCall | InvalidToolCall:
+    """One entry of a ``tool_calls`` array (paths relative to it)."""
+    if not isinstance(c, Mapping):
+        _fail(f"expected a tool call object, got {json_type(c)}")
+    cid = _call_id_of(c.get("id"))
+    fn = c.get("function")
+    if not isinstance(fn, Mapping):
+        _fail(f"expected an object with name and arguments, got {json_type(fn)}", "function")
+    kind = c.get("type")
+    if kind is not None and kind != "function":
+        _fail(f"unsupported tool call type {ident(kind)}; expected 'function'", "type")
+    extras = _extras(c, CALL_KEYS) if len(c) > 2 + (kind is not None) else EMPTY
+    name, args = fn.get("name"), fn.get("arguments")
+    error = c.get("error")
+    if error is not None or not tool_name_ok(name):
+        return _invalid(cid, name, args, error, extras)
+    name = str(name)
+    if args is None:
+        return tool_call(ToolCall, cid, name, EMPTY, extras, None)
+    if isinstance(args, str):
+        return _text_arguments(cid, name, str(args), extras)
+    if isinstance(args, Mapping):
+        return tool_call(ToolCall, cid, name, _mapping(args, "function.arguments"), extras, None)
+    return _invalid(cid, name, args, None, extras)
 
 
 def _duplicate_ids(value: Any) -> None:

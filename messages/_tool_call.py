@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from . import _json
-from ._build import tool_call_init
 from ._fields import (
     check_arguments,
     check_id,
@@ -17,7 +16,7 @@ from ._fields import (
     check_tool_name,
     known_tool_name,
 )
-from ._frozen import EMPTY, FrozenDict
+from ._frozen import EMPTY
 from ._lazy import LazyModule
 from .errors import ident
 
@@ -29,18 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["InvalidToolCall", "ToolCall", "check_tool_name"]
 
-_KNOWN_NAMES = known_tool_name  # the names already found valid (see _fields)
 
-
-def _call_id(value: object) -> str:
-    return check_id(value, "id")
-
-
-def _extras(value: object) -> FrozenDict:
-    return check_mapping(value, "extras")
-
-
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@dataclass(frozen=True, slots=True, repr=False)
 class ToolCall:
     """A call of a named tool with JSON-object arguments, stored deeply immutable.
 
@@ -57,7 +46,7 @@ class ToolCall:
     # The arguments text: the one received, or made on first read of arguments_json.
     _raw: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    if TYPE_CHECKING:
+    if TYPE_CHECKING:  # the dataclass __init__, as the type checker should see it
 
         def __init__(
             self,
@@ -67,19 +56,17 @@ class ToolCall:
             extras: Mapping[str, Any] | None = None,
         ) -> None: ...
 
-    else:
-        # hot path: positional parameters with defaults (keyword-only ones cost a
-        # dict lookup each per call, ~50 ns); see _build for the stores
-        __init__ = tool_call_init(_call_id, _KNOWN_NAMES, check_tool_name, check_arguments, _extras)
-
     def __post_init__(self) -> None:
         store = object.__setattr__
-        store(self, "id", _call_id(self.id))
-        store(self, "name", check_tool_name(self.name))
+        if type(self.id) is not str or not self.id:
+            store(self, "id", check_id(self.id, "id"))
+        if type(self.name) is not str or self.name not in known_tool_name:
+            store(self, "name", check_tool_name(self.name))
         frozen, raw = check_arguments(self.arguments)
         store(self, "arguments", frozen)
         store(self, "_raw", raw)
-        store(self, "extras", _extras(self.extras))
+        if self.extras is not EMPTY:
+            store(self, "extras", check_mapping(self.extras, "extras"))
 
     @property
     def arguments_json(self) -> str:
@@ -141,11 +128,11 @@ class InvalidToolCall:
 
     def __post_init__(self) -> None:
         store = object.__setattr__
-        store(self, "id", _call_id(self.id))
+        store(self, "id", check_id(self.id, "id"))
         store(self, "name", check_opt_str(self.name, "name"))
         store(self, "raw_arguments", check_str(self.raw_arguments, "raw_arguments"))
         store(self, "error", check_str(self.error, "error"))
-        store(self, "extras", _extras(self.extras))
+        store(self, "extras", check_mapping(self.extras, "extras"))
 
     def to_dict(self) -> dict[str, Any]:
         """This call as a canonical ``tool_calls`` entry: the raw name and arguments text."""
@@ -158,7 +145,7 @@ class InvalidToolCall:
         )
 
 
-from ._arguments import build_from_arguments  # noqa: E402 - after the classes it serves
+from .tools._arguments import build_from_arguments  # noqa: E402 - after the classes it serves
 
 # The codec is imported on first use (import time); see _lazy.
 if TYPE_CHECKING:
