@@ -24,9 +24,9 @@ from messages import (
     MessageRegistry,
     MessageRole,
     SystemMessage,
+    TextPart,
     ToolCall,
     ToolCallMessage,
-    TextPart,
     ToolResultMessage,
     UserMessage,
     ValidationError,
@@ -332,8 +332,7 @@ def test_threads_build_messages_side_by_side() -> None:
     made: list[list[Message]] = [[] for _ in range(4)]
 
     def work(out: list[Message]) -> None:
-        for k in range(2000):
-            out.append(UserMessage(f"m{k}"))
+        out.extend(UserMessage(f"m{k}") for k in range(2000))
 
     threads = [threading.Thread(target=work, args=(out,)) for out in made]
     for t in threads:
