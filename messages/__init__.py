@@ -44,9 +44,8 @@ if TYPE_CHECKING:
     from ._repair import Repair, repair
     from ._streaming import ToolCallAccumulator, ToolCallDelta
     from ._tokens import estimate_tokens
-    from ._tool_definition import ToolDefinition
     from ._tool_result import ToolResult
-    from ._toolbox import Toolbox
+    from .tools import ToolDefinition, Toolbox
 
 __version__ = "0.1.0"
 
@@ -126,11 +125,11 @@ _LAZY = {
     "Envelope": "._envelope",
     "EnvelopeType": "._envelope",
     "to_provider_messages": "._envelope",
-    "ToolDefinition": "._tool_definition",
+    "ToolDefinition": ".tools",
     "ToolResult": "._tool_result",
     "ToolCallDelta": "._streaming",
     "ToolCallAccumulator": "._streaming",
-    "Toolbox": "._toolbox",
+    "Toolbox": ".tools",
 }
 
 

@@ -148,7 +148,7 @@ from ._tool_result import ToolResult
 from .errors import DecodeError, ValidationError, ident, undecodable
 
 if TYPE_CHECKING:
-    from ._tool_definition import ToolDefinition
+    from .tools import ToolDefinition
 
 __all__ = [
     "RESERVED_KEYS",
@@ -272,7 +272,7 @@ def _encoder_for(
                 break
             enc = None
     if enc is None:
-        from ._tool_definition import ToolDefinition
+        from .tools import ToolDefinition
 
         if issubclass(cls, ToolDefinition):
             enc = ToolDefinition.to_dict

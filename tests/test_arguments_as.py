@@ -27,7 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from messages import ToolCall, ToolDefinition, ValidationError
-from messages import _arguments as arguments_module
+from messages.tools import _arguments as arguments_module
 from tests.conftest import SECRET
 
 

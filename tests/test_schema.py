@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from messages import DecodeError, ToolDefinition, ValidationError
 from messages._frozen import freeze
-from messages._schema import MAX_DEPTH, check_nesting, check_schema, strict_schema
-from messages._validate import validate
+from messages.tools._schema import MAX_DEPTH, check_nesting, check_schema, strict_schema
+from messages.tools._validate import validate
 
 T = TypeVar("T")
 

@@ -33,9 +33,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from messages import DecodeError, ToolCall, ToolDefinition, ValidationError
-from messages._docstrings import parse_docstring
 from messages._frozen import FrozenDict
-from messages._validate import validate
+from messages.tools._docstrings import parse_docstring
+from messages.tools._validate import validate
 from tests.conftest import SECRET
 
 OBJ: dict[str, Any] = {"type": "object"}

@@ -24,8 +24,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from messages import ToolCall, ToolDefinition, ValidationError
-from messages._arguments import keyword_arguments
 from messages.providers._chat_completions import openai_strict_schema
+from messages.tools._arguments import keyword_arguments
 from tests.conftest import SECRET
 
 

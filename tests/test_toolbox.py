@@ -40,7 +40,7 @@ from messages import (
     ToolResultMessage,
     ValidationError,
 )
-from messages._toolbox import MAX_REASON
+from messages.tools._toolbox import MAX_REASON
 from tests.conftest import SECRET
 from tests.strategies import json_values, texts
 
@@ -792,7 +792,7 @@ def test_a_sync_loop_never_imports_asyncio() -> None:
         "    return x\n"
         "box = messages.Toolbox([f])\n"
         "assert box.run(messages.ToolCall('c', 'f', {'x': 1})).content == '1'\n"
-        "print(','.join(m for m in ('asyncio', 'messages._toolbox_async') if m in sys.modules))\n"
+        "print(','.join(m for m in ('asyncio', 'messages.tools._toolbox_async') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""

@@ -29,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from messages import ToolCall, ToolDefinition, ValidationError
-from messages import _typehints as th
+from messages.tools import _typehints as th
 from tests.test_schema import with_little_stack
 
 

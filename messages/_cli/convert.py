@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from .._tool_definition import ToolDefinition
+    from ..tools import ToolDefinition
 
 __all__ = ["input_path", "run"]
 

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .._tool_definition import ToolDefinition
+    from ..tools import ToolDefinition
 
 __all__ = ["body_tools"]
 

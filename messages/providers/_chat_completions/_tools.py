@@ -17,7 +17,7 @@ from .._openai_strict import strict_expressible, strict_schema
 from ._readers import parser, req_str
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 __all__ = ["function_tools", "openai_strict_schema", "parse_function_tools", "strict_expressible"]
 
@@ -84,7 +84,7 @@ def parse_function_tools(body_or_list: object, read_strict: bool) -> list[ToolDe
     ``read_strict``: a ``strict: true`` entry gives a strict definition (else every
     definition is ``strict=False``, its schema kept as written).
     """
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
     if isinstance(body_or_list, Mapping):
         prefix = "tools"

@@ -16,7 +16,7 @@ from ._stream import AnthropicStream
 from ._tools import format_tools, parse_tools
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 
 class AnthropicProvider(Provider):

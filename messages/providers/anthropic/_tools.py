@@ -33,7 +33,7 @@ from .._base import (
 from ._common import is_state_key
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 _name_ok = _NAME_RE.fullmatch
 _NAME_RULE = "^[a-zA-Z0-9_-]{1,64}$"
@@ -145,7 +145,7 @@ def format_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
 
 def parse_tools(body_or_list: Any) -> list[ToolDefinition]:
     """The function tools of a request body or a ``tools`` list (``strict=False``)."""
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
     if isinstance(body_or_list, Mapping):
         prefix = "tools"

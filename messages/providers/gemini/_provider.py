@@ -26,7 +26,7 @@ from ._tools import declarations, parse_tools
 from ._wire import NAME, decode_failure
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 
 class GeminiProvider(Provider):

@@ -11,7 +11,7 @@ from .._base import Losses, decode_error, fast_list, fast_mapping, freeze_decode
 from ._wire import field, spelled
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 # -- JSON Schema -> Gemini -----------------------------------------------------------------
 
@@ -302,7 +302,7 @@ def _json_schema(node: Any, proto: bool, depth: int) -> Any:
 
 def parse_tools(body_or_list: Any) -> list[ToolDefinition]:
     """The function declarations of a request body (or its ``tools`` list), ``strict=False``."""
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
     if isinstance(body_or_list, Mapping):
         prefix = "tools"

@@ -55,7 +55,7 @@ from ._stream import ResponsesStream
 from ._tools import format_tools, parse_tools
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 __all__ = ["PROVIDER", "OpenAIResponsesProvider", "ResponsesStream"]
 

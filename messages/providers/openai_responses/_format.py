@@ -90,7 +90,7 @@ from ._tools import format_tools
 
 if TYPE_CHECKING:
     from ..._cache import CacheHint
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 __all__ = ["format_body"]
 

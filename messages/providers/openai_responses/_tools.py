@@ -28,7 +28,7 @@ from .._openai_strict import strict_expressible, strict_schema
 from ._read import array, mapping, opt_string, string
 
 if TYPE_CHECKING:
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
 __all__ = ["format_tools", "parse_tools"]
 
@@ -80,7 +80,7 @@ def parse_tools(body_or_list: object) -> list[ToolDefinition]:
     description is the name; missing parameters are an object without properties.
     Built-in and custom tools are not functions and are left out.
     """
-    from ..._tool_definition import ToolDefinition
+    from ...tools import ToolDefinition
 
     if isinstance(body_or_list, Mapping):
         raw = body_or_list.get("tools")

@@ -26,10 +26,10 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-from ._frozen import FrozenDict, FrozenList
-from ._json import dumps_compact, json_type, show_name
+from .._frozen import FrozenDict, FrozenList
+from .._json import dumps_compact, json_type, show_name
 from ._schema import MAX_DEPTH, compiled_pattern, is_number, resolve_ref
-from .errors import ValidationError
+from ..errors import ValidationError
 
 __all__ = ["canonical", "validate"]
 

@@ -24,17 +24,17 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, overload
 
-from . import _json
+from .. import _json
 from ._arguments import keyword_arguments
-from ._build import tool_result_message
-from ._json import show_name
-from ._lazy import LazyModule
-from ._message import Message, ToolResultMessage
-from ._parts import PART_TYPES
-from ._tool_call import InvalidToolCall, ToolCall
+from .._build import tool_result_message
+from .._json import show_name
+from .._lazy import LazyModule
+from .._message import Message, ToolResultMessage
+from .._parts import PART_TYPES
+from .._tool_call import InvalidToolCall, ToolCall
 from ._tool_definition import ToolDefinition
-from ._tool_result import ToolResult
-from .errors import MessageError, ValidationError, ident
+from .._tool_result import ToolResult
+from ..errors import MessageError, ValidationError, ident
 
 __all__ = ["MAX_REASON", "Toolbox", "ToolSpec"]
 

@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._docstrings import class_doc, parse_docstring
-from ._frozen import freeze, thaw
-from ._json import JSON_TYPE_NAMES, json_type, show_name
+from .._frozen import freeze, thaw
+from .._json import JSON_TYPE_NAMES, json_type, show_name
 from ._schema import fail
 from ._typehints import (
     NAMED,
@@ -54,7 +54,7 @@ from ._typehints import (
     type_name,
 )
 from ._validate import canonical
-from .errors import ValidationError
+from ..errors import ValidationError
 
 __all__ = ["schema_from_function", "schema_from_type"]
 

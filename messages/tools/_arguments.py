@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import FunctionType, MethodType
 
-from ._frozen import thaw
-from ._json import JSON_SCALAR_TYPES, json_type, show_name
-from .errors import ValidationError
+from .._frozen import thaw
+from .._json import JSON_SCALAR_TYPES, json_type, show_name
+from ..errors import ValidationError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `import messages` loads no typing (import time is latency)

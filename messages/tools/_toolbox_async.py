@@ -15,9 +15,9 @@ import asyncio
 import inspect
 from typing import Any
 
-from ._message import Message, ToolResultMessage
-from ._tool_call import InvalidToolCall, ToolCall
-from ._tool_result import ToolResult
+from .._message import Message, ToolResultMessage
+from .._tool_call import InvalidToolCall, ToolCall
+from .._tool_result import ToolResult
 from ._toolbox import Tool, as_message, calls_of, finish, prepare, raised
 
 __all__ = ["arun", "arun_all"]

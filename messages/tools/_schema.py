@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
-from ._frozen import FrozenDict
-from ._json import json_type, show_name
-from .errors import ValidationError
+from .._frozen import FrozenDict
+from .._json import json_type, show_name
+from ..errors import ValidationError
 
 __all__ = [
     "MAX_DEPTH",
