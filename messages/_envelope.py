@@ -98,7 +98,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, ClassVar, Final, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ._build import tool_call, trusted
 from ._codec import part_from_dict, part_to_dict
@@ -152,6 +152,9 @@ MESSAGE_EXTRAS_KEY: Final = "envelope"
 
 UTC = timezone.utc
 
+#: An envelope's content: a string, frozen content blocks, or None.
+Blocks = str | tuple[Mapping[str, Any], ...] | None
+
 
 class EnvelopeType(enum.Enum):
     """What an envelope carries. ``.value`` is the wire string."""
@@ -169,7 +172,7 @@ class EnvelopeType(enum.Enum):
     @classmethod
     def parse(cls, value: EnvelopeType | str, path: str = "type") -> EnvelopeType:
         """Parse a member or a type name (case-insensitive, whitespace ignored)."""
-        if value.__class__ is cls:
+        if isinstance(value, EnvelopeType):
             return value
         if isinstance(value, str):
             found = _TYPES.get(value) or _TYPES.get(value.strip().lower())
@@ -194,26 +197,24 @@ _T = EnvelopeType
 _R = MessageRole
 
 
-def _fail(message: str, path: str) -> NoReturn:
-    raise ValidationError(message, path)
-
-
 # -- field checks (shared by the constructor and normalize) ------------------------
 
 
 def _check_content(content: object) -> str | tuple[FrozenDict, ...] | None:
-    if content is None or content.__class__ is str:
-        return content
+    if content is None:
+        return None
     if isinstance(content, str):
         return str(content)
     if isinstance(content, (list, tuple)):
         blocks = []
         for i, block in enumerate(content):
             if not isinstance(block, Mapping):
-                _fail(f"expected a content block object, got {json_type(block)}", f"content[{i}]")
+                raise ValidationError(
+                    f"expected a content block object, got {json_type(block)}", f"content[{i}]"
+                )
             blocks.append(freeze_mapping(block, f"content[{i}]"))
         return tuple(blocks)
-    _fail(
+    raise ValidationError(
         f"expected a string, a list of content blocks or null, got {json_type(content)}",
         "content",
     )
@@ -225,18 +226,20 @@ def format_timestamp(value: datetime) -> str:
 
 
 def _check_timestamp(value: object, path: str) -> str | None:
-    if value is None or value.__class__ is str:
-        return value
+    if value is None:
+        return None
     if isinstance(value, str):
         return str(value)
     if isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
-            _fail("datetime must be timezone-aware", path)
+            raise ValidationError("datetime must be timezone-aware", path)
         try:
             return format_timestamp(value)
         except OverflowError:
-            _fail("datetime is out of range in UTC", path)
-    _fail(f"expected a string, an aware datetime or null, got {json_type(value)}", path)
+            raise ValidationError("datetime is out of range in UTC", path) from None
+    raise ValidationError(
+        f"expected a string, an aware datetime or null, got {json_type(value)}", path
+    )
 
 
 def _parse_timestamp(value: str, path: str) -> datetime:
@@ -247,17 +250,24 @@ def _parse_timestamp(value: str, path: str) -> datetime:
             return parsed.replace(tzinfo=UTC)
         return parsed.astimezone(UTC)
     except (ValueError, OverflowError):
-        _fail(f"not an ISO 8601 timestamp (length {len(value)})", path)
+        raise ValidationError(f"not an ISO 8601 timestamp (length {len(value)})", path) from None
 
 
 def _check_id(value: object) -> str | None:
-    if value is None or (value.__class__ is str and value):
-        return value
+    if value is None:
+        return None
     if isinstance(value, str):
         if value:
             return str(value)
-        _fail("must be a non-empty string or null", "id")
-    _fail(f"expected a string or null, got {json_type(value)}", "id")
+        raise ValidationError("must be a non-empty string or null", "id")
+    raise ValidationError(f"expected a string or null, got {json_type(value)}", "id")
+
+
+def _blocks_json(content: Blocks) -> str | list[Any] | None:
+    """An envelope's content as plain JSON values."""
+    if content is None or isinstance(content, str):
+        return content
+    return [thaw(block) for block in content]
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -275,7 +285,7 @@ class Envelope:
 
     type: EnvelopeType
     role: MessageRole
-    content: str | tuple[Mapping[str, Any], ...] | None = field(default="", repr=False)
+    content: Blocks = field(default="", repr=False)
     payload: Mapping[str, Any] = field(default=EMPTY, repr=False)
     metadata: Mapping[str, Any] = field(default=EMPTY, repr=False)
     id: str | None = field(default=None, kw_only=True)
@@ -312,7 +322,7 @@ class Envelope:
         c = self.content
         if c is None:
             size = "content=None"
-        elif c.__class__ is str:
+        elif isinstance(c, str):
             size = f"content_len={len(c)}"
         else:
             size = f"blocks={len(c)}"
@@ -325,13 +335,12 @@ class Envelope:
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical envelope as plain JSON-ready dicts and lists."""
-        c = self.content
         d: dict[str, Any] = {
             "schema": SCHEMA,
             "version": VERSION,
             "type": self.type.value,
             "role": self.role.value,
-            "content": c if c is None or c.__class__ is str else thaw(c),
+            "content": _blocks_json(self.content),
             "payload": thaw(self.payload),
             "metadata": thaw(self.metadata),
         }
@@ -357,10 +366,9 @@ class Envelope:
         meta = dict(self.metadata)
         meta.update(self.payload)
         meta["type"] = self.type.value
-        c = self.content
         return {
             "role": self.role.value,
-            "content": c if c is None or c.__class__ is str else thaw(c),
+            "content": _blocks_json(self.content),
             "metadata": thaw(meta),
         }
 
@@ -389,16 +397,11 @@ class Envelope:
     @classmethod
     def from_message(cls, message: Message, *, type: EnvelopeType | str | None = None) -> Envelope:
         """The envelope of a message; ``type`` overrides the inferred type (e.g. final_result)."""
-        if not isinstance(message, Message):
-            _fail(f"expected a Message, got {message.__class__.__name__}", "message")
         return _from_message(cls, message, type)
 
     def to_message(self) -> Message:
         """The message this envelope describes; ValidationError when the type has none."""
         return _to_message(self)
-
-
-# Hot path: slot setters bound once; they bypass the frozen __setattr__.
 
 
 # -- normalize ---------------------------------------------------------------------
@@ -411,52 +414,17 @@ _DRAFT_KEYS = _ENVELOPE_KEYS | {"data"}
 _LEGACY_KEYS = frozenset(("role", "content", "metadata", "id", "created_at", "updated_at"))
 
 
-def _decode_fail(message: str, path: str) -> NoReturn:
-    raise DecodeError(message, path)
-
-
 def _normalize(cls: type[Envelope], row: Mapping[str, Any]) -> Envelope:
-    raw_meta = row.get("metadata")
-    if raw_meta is not None and not isinstance(raw_meta, Mapping):
-        _decode_fail(f"expected an object or null, got {json_type(raw_meta)}", "metadata")
-    metadata = freeze_mapping(raw_meta, "metadata")
-    meta_type = metadata.get("type")
-
+    metadata = _object_or_null(row.get("metadata"), "metadata")
     if any(k in row for k in _ENVELOPE_MARKERS):
-        _check_schema_and_version(row)
-        raw_type = row.get("type")
-        if raw_type is not None:
-            etype = EnvelopeType.parse(raw_type, "type")
-        elif meta_type is not None:
-            etype = EnvelopeType.parse(meta_type, "metadata.type")
-        else:
-            etype = _T.TEXT
-        if "payload" in row:
-            payload = _object_or_null(row["payload"], "payload")
-            known = _ENVELOPE_KEYS
-        else:
-            payload = _object_or_null(row.get("data"), "data")
-            known = _DRAFT_KEYS
+        etype, payload, known = _versioned_type_and_payload(row, metadata)
     else:
-        known = _LEGACY_KEYS
-        if meta_type is None:
-            etype, payload = _T.TEXT, EMPTY
-        else:
-            etype = EnvelopeType.parse(meta_type, "metadata.type")
-            payload = FrozenDict({k: v for k, v in metadata.items() if k != "type"})
-
+        etype, payload, known = _legacy_type_and_payload(metadata)
     unknown = [k for k in row if k not in known]
     if unknown:
         metadata = _keep_unknown(metadata, {k: row[k] for k in unknown})
-
     if "role" not in row:
-        _decode_fail("role is required", "role")
-    raw_id = row.get("id")
-    if raw_id.__class__ is int:
-        try:
-            raw_id = str(raw_id)
-        except ValueError:  # over the interpreter's integer digit limit
-            _decode_fail("integer id is too large", "id")
+        raise DecodeError("role is required", "role")
     return trusted(
         cls,
         etype,
@@ -464,31 +432,72 @@ def _normalize(cls: type[Envelope], row: Mapping[str, Any]) -> Envelope:
         _check_content(row.get("content", "")),
         payload,
         metadata,
-        _check_id(raw_id),
+        _check_id(_row_id(row.get("id"))),
         _check_timestamp(row.get("created_at"), "created_at"),
         _check_timestamp(row.get("updated_at"), "updated_at"),
     )
 
 
+def _versioned_type_and_payload(
+    row: Mapping[str, Any], metadata: FrozenDict
+) -> tuple[EnvelopeType, FrozenDict, frozenset[str]]:
+    """The type, the payload and the keys the shape knows, of a versioned envelope."""
+    _check_schema_and_version(row)
+    raw_type = row.get("type")
+    meta_type = metadata.get("type")
+    if raw_type is not None:
+        etype = EnvelopeType.parse(raw_type, "type")
+    elif meta_type is not None:
+        etype = EnvelopeType.parse(meta_type, "metadata.type")
+    else:
+        etype = _T.TEXT
+    if "payload" in row:
+        return etype, _object_or_null(row["payload"], "payload"), _ENVELOPE_KEYS
+    return etype, _object_or_null(row.get("data"), "data"), _DRAFT_KEYS
+
+
+def _legacy_type_and_payload(
+    metadata: FrozenDict,
+) -> tuple[EnvelopeType, FrozenDict, frozenset[str]]:
+    """The same for a legacy row: a typed one's other metadata keys are its type data."""
+    meta_type = metadata.get("type")
+    if meta_type is None:
+        return _T.TEXT, EMPTY, _LEGACY_KEYS
+    etype = EnvelopeType.parse(meta_type, "metadata.type")
+    return etype, FrozenDict({k: v for k, v in metadata.items() if k != "type"}), _LEGACY_KEYS
+
+
+def _row_id(value: object) -> object:
+    """A row's id; an integer (a database key, never a bool) is read as its decimal string."""
+    if type(value) is int:
+        try:
+            return str(value)
+        except ValueError:  # over the interpreter's integer digit limit
+            raise DecodeError("integer id is too large", "id") from None
+    return value
+
+
 def _check_schema_and_version(row: Mapping[str, Any]) -> None:
     if "schema" in row:
         schema = row["schema"]
-        if schema.__class__ is not str:
-            _decode_fail(f"expected a string, got {json_type(schema)}", "schema")
+        if type(schema) is not str:
+            raise DecodeError(f"expected a string, got {json_type(schema)}", "schema")
         if schema != SCHEMA:
-            _decode_fail(f"unknown schema (length {len(schema)}); expected {SCHEMA!r}", "schema")
+            raise DecodeError(
+                f"unknown schema (length {len(schema)}); expected {SCHEMA!r}", "schema"
+            )
     if "version" in row:
         version = row["version"]
-        if version.__class__ is not int:
-            _decode_fail(f"expected an integer, got {json_type(version)}", "version")
+        if type(version) is not int:  # a bool is not a version
+            raise DecodeError(f"expected an integer, got {json_type(version)}", "version")
         if version > VERSION:
-            _decode_fail(
+            raise DecodeError(
                 f"envelope version {_describe(version)} is newer than this library reads "
                 f"(version {VERSION})",
                 "version",
             )
         if version < 1:
-            _decode_fail(
+            raise DecodeError(
                 f"envelope version {_describe(version)} is invalid (versions start at 1)", "version"
             )
 
@@ -498,8 +507,10 @@ def _describe(n: int) -> str:
 
 
 def _object_or_null(value: object, path: str) -> FrozenDict:
-    if value is not None and not isinstance(value, Mapping):
-        _decode_fail(f"expected an object or null, got {json_type(value)}", path)
+    if value is None:
+        return EMPTY
+    if not isinstance(value, Mapping):
+        raise DecodeError(f"expected an object or null, got {json_type(value)}", path)
     return freeze_mapping(value, path)
 
 
@@ -509,7 +520,7 @@ def _keep_unknown(metadata: FrozenDict, unknown: dict[Any, Any]) -> FrozenDict:
     existing = metadata.get(UNKNOWN_FIELDS_KEY)
     if existing is not None:
         if not isinstance(existing, Mapping):
-            _decode_fail(
+            raise DecodeError(
                 f"holds a {json_type(existing)}; it must be an object to keep unknown keys", path
             )
         frozen = FrozenDict({**existing, **frozen})
@@ -540,14 +551,19 @@ def _parts_of(blocks: tuple[Mapping[str, Any], ...]) -> tuple[ContentPart, ...]:
     return tuple(parts)
 
 
-def _opt(d: Mapping[str, Any], key: str, path: str) -> Any:
+def _opt(d: Mapping[str, Any], key: str, path: str) -> str | None:
     value = d.get(key)
-    if value is not None and value.__class__ is not str:
-        _fail(f"expected a string, got {json_type(value)}", f"{path}.{key}")
+    if value is not None and not isinstance(value, str):
+        raise ValidationError(f"expected a string, got {json_type(value)}", f"{path}.{key}")
     return value
 
 
 _MEDIA_PARTS = (ImagePart, AudioPart, FilePart)
+
+
+def _has_media(content: str | tuple[ContentPart, ...] | None) -> bool:
+    """Whether a message's content holds an image, audio or file part."""
+    return isinstance(content, tuple) and any(isinstance(p, _MEDIA_PARTS) for p in content)
 
 
 # -- message -> envelope -------------------------------------------------------------
@@ -565,11 +581,8 @@ def _inferred_type(message: Message) -> EnvelopeType:
         return _T.TOOL_CALL
     if isinstance(message, ToolResultMessage):
         return _T.TOOL_RESULT
-    c = message.content  # type: ignore[attr-defined]
-    if c and c.__class__ is not str:
-        for p in c:
-            if isinstance(p, _MEDIA_PARTS):
-                return _T.MULTIMODAL_PART
+    if _has_media(message.content):  # type: ignore[attr-defined]
+        return _T.MULTIMODAL_PART
     return _T.TEXT
 
 
@@ -578,6 +591,84 @@ def _allowed_types(message: Message) -> frozenset[EnvelopeType]:
         if isinstance(message, cls):
             return allowed
     return _CONTENT_TYPES
+
+
+def _from_message(cls: type[Envelope], m: Message, override: EnvelopeType | str | None) -> Envelope:
+    if not isinstance(m, Message):
+        raise ValidationError(f"expected a Message, got {type(m).__name__}", "message")
+    record, extras = _saved_record(m)
+    etype = _recorded_type(m, override, record)
+    role = m.role
+    if record.get("role") is not None and isinstance(m, ToolResultMessage):
+        role = MessageRole.parse(record["role"])  # a tool result stored under another role
+    payload = _payload_of(m, extras, record)
+    created_at, updated_at = _timestamps_of(m, record)
+    return trusted(
+        cls,
+        etype,
+        role,
+        _blocks_of(m.content),  # type: ignore[attr-defined]
+        freeze(payload, "payload"),
+        m.metadata,
+        m.id,
+        created_at,
+        updated_at,
+    )
+
+
+def _saved_record(m: Message) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """What ``to_message`` kept in the message's extras, and the extras without it."""
+    extras = m.extras
+    saved = extras.get(MESSAGE_EXTRAS_KEY)
+    if not isinstance(saved, Mapping):
+        return EMPTY, extras
+    return saved, FrozenDict({k: v for k, v in extras.items() if k != MESSAGE_EXTRAS_KEY})
+
+
+def _recorded_type(
+    m: Message, override: EnvelopeType | str | None, record: Mapping[str, Any]
+) -> EnvelopeType:
+    """The envelope type: given, else the one kept in the record, else inferred."""
+    if override is not None:
+        etype = EnvelopeType.parse(override, "type")
+    elif record.get("type") is not None:
+        etype = EnvelopeType.parse(record["type"], f"extras.{MESSAGE_EXTRAS_KEY}.type")
+    else:
+        etype = _inferred_type(m)
+    if etype not in _allowed_types(m):
+        raise ValidationError(
+            f"a {type(m).__name__} cannot be recorded as a {etype.value} envelope", "type"
+        )
+    return etype
+
+
+def _payload_of(m: Message, extras: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+    payload = _kind_payload(m)
+    if m.name is not None:
+        payload["name"] = m.name
+    if extras:
+        payload["message_extras"] = extras
+    kept = record.get("payload")
+    if isinstance(kept, Mapping):
+        for k, v in kept.items():
+            payload.setdefault(k, v)
+    return payload
+
+
+def _kind_payload(m: Message) -> dict[str, Any]:
+    """The payload keys of a tool call or a tool result message (none for the others)."""
+    if isinstance(m, ToolCallMessage):
+        calls = m.tool_calls
+        if len(calls) == 1:
+            return _call_payload(calls[0])
+        return {"tool_calls": tuple([FrozenDict(_call_payload(c)) for c in calls])}
+    if isinstance(m, ToolResultMessage):
+        payload: dict[str, Any] = {"tool_call_id": m.tool_call_id}
+        if m.tool_name is not None:
+            payload["tool_name"] = m.tool_name
+        payload["is_error"] = m.is_error
+        return payload
+    return {}
 
 
 def _call_payload(call: ToolCall) -> dict[str, Any]:
@@ -591,70 +682,13 @@ def _call_payload(call: ToolCall) -> dict[str, Any]:
     return d
 
 
-def _from_message(cls: type[Envelope], m: Message, override: EnvelopeType | str | None) -> Envelope:
-    extras: Mapping[str, Any] = m.extras
-    record: Mapping[str, Any] = EMPTY
-    saved = extras.get(MESSAGE_EXTRAS_KEY)
-    if isinstance(saved, Mapping):
-        record = saved
-        extras = FrozenDict({k: v for k, v in extras.items() if k != MESSAGE_EXTRAS_KEY})
-
-    rec_path = f"extras.{MESSAGE_EXTRAS_KEY}"
-    if override is not None:
-        etype = EnvelopeType.parse(override, "type")
-    elif record.get("type") is not None:
-        etype = EnvelopeType.parse(record["type"], f"{rec_path}.type")
-    else:
-        etype = _inferred_type(m)
-    if etype not in _allowed_types(m):
-        _fail(
-            f"a {m.__class__.__name__} cannot be recorded as a {etype.value} envelope",
-            "type",
-        )
-    role = m.role
-    if record.get("role") is not None and isinstance(m, ToolResultMessage):
-        role = MessageRole.parse(record["role"])  # a tool result stored under another role
-
-    payload: dict[str, Any] = {}
-    if isinstance(m, ToolCallMessage):
-        calls = m.tool_calls
-        if len(calls) == 1:
-            payload.update(_call_payload(calls[0]))
-        else:
-            payload["tool_calls"] = tuple([FrozenDict(_call_payload(c)) for c in calls])
-    elif isinstance(m, ToolResultMessage):
-        payload["tool_call_id"] = m.tool_call_id
-        if m.tool_name is not None:
-            payload["tool_name"] = m.tool_name
-        payload["is_error"] = m.is_error
-    if m.name is not None:
-        payload["name"] = m.name
-    if extras:
-        payload["message_extras"] = extras
-    kept = record.get("payload")
-    if isinstance(kept, Mapping):
-        for k, v in kept.items():
-            payload.setdefault(k, v)
-
-    created = m.created_at
+def _timestamps_of(m: Message, record: Mapping[str, Any]) -> tuple[str, str | None]:
+    """``created_at`` (the kept text when it still names the message's time) and ``updated_at``."""
     created_at = record.get("created_at")
-    if created_at.__class__ is not str or _parses_to(created_at, created) is False:
-        created_at = format_timestamp(created)
+    if not isinstance(created_at, str) or not _parses_to(created_at, m.created_at):
+        created_at = format_timestamp(m.created_at)
     updated_at = record.get("updated_at")
-    if updated_at.__class__ is not str:
-        updated_at = None
-
-    return trusted(
-        cls,
-        etype,
-        role,
-        _blocks_of(m.content),  # type: ignore[attr-defined]
-        freeze(payload, "payload"),
-        m.metadata,
-        m.id,
-        created_at,
-        updated_at,
-    )
+    return created_at, updated_at if isinstance(updated_at, str) else None
 
 
 def _parses_to(text: str, when: datetime) -> bool:
@@ -686,139 +720,162 @@ _CALL_KEYS = _COMMON_KEYS | {"tool_call_id", "tool_name", "parameters", "extras"
 _CALLS_KEYS = _COMMON_KEYS | {"tool_calls"}
 _RESULT_KEYS = _COMMON_KEYS | {"tool_call_id", "tool_name", "is_error"}
 
-_TEXT_CLASSES: dict[MessageRole, type[Message]] = {
-    _R.SYSTEM: SystemMessage,
-    _R.DEVELOPER: DeveloperMessage,
-    _R.USER: UserMessage,
-    _R.ASSISTANT: AssistantMessage,
-}
+_TEXT_AND_MEDIA = "text, image, audio and file"
 
 
 def _to_message(env: Envelope) -> Message:
-    etype = env.type
-    why = _NO_MESSAGE.get(etype)
+    why = _NO_MESSAGE.get(env.type)
     if why is not None:
-        _fail(why, "type")
-    p = env.payload
-    role = env.role
+        raise ValidationError(why, "type")
+    fields = _CommonFields(env)
+    if env.type is _T.TOOL_CALL:
+        return _tool_call_message(env, fields)
+    if env.type is _T.TOOL_RESULT or env.role is _R.TOOL:
+        return _tool_result_message(env, fields)
+    return _text_message(env, fields)
 
-    name = _opt(p, "name", "payload")
-    extras = p.get("message_extras")
-    if extras is not None and not isinstance(extras, Mapping):
-        _fail(f"expected an object, got {json_type(extras)}", "payload.message_extras")
-    created_at = None if env.created_at is None else _parse_timestamp(env.created_at, "created_at")
 
-    record: dict[str, Any] = {}
-    if etype is _T.TOOL_CALL:
-        if role is not _R.ASSISTANT:
-            _fail(f"a tool_call envelope must have role assistant, not {role.value}", "role")
-        consumed = _CALLS_KEYS if "tool_calls" in p else _CALL_KEYS
-        content = _assistant_content(env.content, allow_none=True)
-        calls = _calls_of(env)
-        inferred = _T.TOOL_CALL
-    elif etype is _T.TOOL_RESULT or role is _R.TOOL:
-        consumed = _RESULT_KEYS
-        content = _tool_content(env.content)
-        inferred = _T.TOOL_RESULT
-    else:
-        consumed = _COMMON_KEYS
-        content = _role_content(role, env.content)
-        inferred = _T.TEXT
-        if content.__class__ is not str:
-            for part in content:
-                if isinstance(part, _MEDIA_PARTS):
-                    inferred = _T.MULTIMODAL_PART
-                    break
+class _CommonFields:
+    """The fields every message built from one envelope has; read and checked first.
 
-    if etype is not inferred:
-        record["type"] = etype.value
-    leftover = {k: v for k, v in p.items() if k not in consumed}
-    if leftover:
-        record["payload"] = FrozenDict(leftover)
-    if inferred is _T.TOOL_RESULT and role is not _R.TOOL:
-        record["role"] = role.value
-    if created_at is not None and format_timestamp(created_at) != env.created_at:
-        record["created_at"] = env.created_at
-    if env.updated_at is not None:
-        record["updated_at"] = env.updated_at
-    if record:
-        extras = FrozenDict({**(extras or EMPTY), MESSAGE_EXTRAS_KEY: FrozenDict(record)})
+    What the message has no field for (another type or role than it implies, payload
+    keys it does not read, timestamps it cannot spell) goes in its extras, under
+    :data:`MESSAGE_EXTRAS_KEY`.
+    """
 
-    common: dict[str, Any] = {
-        "name": name,
-        "metadata": env.metadata,
-        "extras": extras,
-        "id": env.id,
-        "created_at": created_at,
-    }
-    if inferred is _T.TOOL_CALL:
-        return ToolCallMessage(calls, content, **common)
-    if inferred is _T.TOOL_RESULT:
-        call_id = p.get("tool_call_id")
-        if call_id.__class__ is not str or not call_id:
-            _fail(
-                "a non-empty string is required to build a ToolResultMessage",
-                "payload.tool_call_id",
+    __slots__ = ("created_at", "env", "extras", "name")
+
+    def __init__(self, env: Envelope) -> None:
+        p = env.payload
+        self.env = env
+        self.name = _opt(p, "name", "payload")
+        extras = p.get("message_extras")
+        if extras is not None and not isinstance(extras, Mapping):
+            raise ValidationError(
+                f"expected an object, got {json_type(extras)}", "payload.message_extras"
             )
-        tool_name = _opt(p, "tool_name", "payload")
-        if tool_name is not None and not tool_name:
-            _fail("must be a non-empty string or absent", "payload.tool_name")
-        is_error = p.get("is_error", etype is _T.ERROR)
-        if is_error is not True and is_error is not False:
-            _fail(f"expected a boolean, got {json_type(is_error)}", "payload.is_error")
-        return ToolResultMessage(call_id, content, is_error, tool_name, **common)  # type: ignore[arg-type]
-    cls = _TEXT_CLASSES[role]
-    return cls(content, **common)  # type: ignore[arg-type,call-arg]
+        self.extras: Mapping[str, Any] | None = extras
+        created_at = env.created_at
+        self.created_at = None if created_at is None else _parse_timestamp(created_at, "created_at")
+
+    def keywords(self, inferred: EnvelopeType, consumed: frozenset[str]) -> dict[str, Any]:
+        """The common keyword arguments of a message of type ``inferred``."""
+        env = self.env
+        extras = self.extras
+        record = self._record(inferred, consumed)
+        if record:
+            extras = FrozenDict({**(extras or EMPTY), MESSAGE_EXTRAS_KEY: FrozenDict(record)})
+        return {
+            "name": self.name,
+            "metadata": env.metadata,
+            "extras": extras,
+            "id": env.id,
+            "created_at": self.created_at,
+        }
+
+    def _record(self, inferred: EnvelopeType, consumed: frozenset[str]) -> dict[str, Any]:
+        env = self.env
+        record: dict[str, Any] = {}
+        if env.type is not inferred:
+            record["type"] = env.type.value
+        leftover = {k: v for k, v in env.payload.items() if k not in consumed}
+        if leftover:
+            record["payload"] = FrozenDict(leftover)
+        if inferred is _T.TOOL_RESULT and env.role is not _R.TOOL:
+            record["role"] = env.role.value
+        created_at = self.created_at
+        if created_at is not None and format_timestamp(created_at) != env.created_at:
+            record["created_at"] = env.created_at
+        if env.updated_at is not None:
+            record["updated_at"] = env.updated_at
+        return record
 
 
-def _role_content(
-    role: MessageRole, content: str | tuple[Mapping[str, Any], ...] | None
-) -> str | tuple[ContentPart, ...]:
-    if role is _R.ASSISTANT:
-        return _assistant_content(content, allow_none=False)  # type: ignore[return-value]
-    if content is None:
-        _fail(f"a {role.value} message needs content (an empty string is valid)", "content")
-    if content.__class__ is str:
-        return content
-    parts = _parts_of(content)  # type: ignore[arg-type]
+def _tool_call_message(env: Envelope, fields: _CommonFields) -> ToolCallMessage:
+    if env.role is not _R.ASSISTANT:
+        raise ValidationError(
+            f"a tool_call envelope must have role assistant, not {env.role.value}", "role"
+        )
+    content = None
+    if env.content is not None:
+        content = _parts_content(env.content, ASSISTANT_PARTS, "text and reasoning")
+    calls = _calls_of(env)
+    consumed = _CALLS_KEYS if "tool_calls" in env.payload else _CALL_KEYS
+    return ToolCallMessage(calls, content, **fields.keywords(_T.TOOL_CALL, consumed))
+
+
+def _tool_result_message(env: Envelope, fields: _CommonFields) -> ToolResultMessage:
+    content = _parts_content(_needed(env.content, "a tool result"), TOOL_PARTS, _TEXT_AND_MEDIA)
+    keywords = fields.keywords(_T.TOOL_RESULT, _RESULT_KEYS)
+    p = env.payload
+    call_id = p.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise ValidationError(
+            "a non-empty string is required to build a ToolResultMessage", "payload.tool_call_id"
+        )
+    tool_name = _opt(p, "tool_name", "payload")
+    if tool_name is not None and not tool_name:
+        raise ValidationError("must be a non-empty string or absent", "payload.tool_name")
+    is_error = p.get("is_error", env.type is _T.ERROR)
+    if is_error is not True and is_error is not False:
+        raise ValidationError(f"expected a boolean, got {json_type(is_error)}", "payload.is_error")
+    return ToolResultMessage(call_id, content, is_error, tool_name, **keywords)
+
+
+def _text_message(env: Envelope, fields: _CommonFields) -> Message:
+    role = env.role
+    if role is _R.SYSTEM or role is _R.DEVELOPER:
+        text = _instruction_text(_needed(env.content, f"a {role.value} message"))
+        keywords = fields.keywords(_T.TEXT, _COMMON_KEYS)
+        if role is _R.SYSTEM:
+            return SystemMessage(text, **keywords)
+        return DeveloperMessage(text, **keywords)
     if role is _R.USER:
-        _only(parts, USER_PARTS, "text, image, audio and file")
-        return parts
-    _only(parts, frozenset((TextPart,)), "text")
-    return "".join([p.text for p in parts])  # type: ignore[union-attr]
+        content = _parts_content(
+            _needed(env.content, "a user message"), USER_PARTS, _TEXT_AND_MEDIA
+        )
+    else:
+        content = _parts_content(
+            _needed(env.content, "an assistant message"), ASSISTANT_PARTS, "text and reasoning"
+        )
+    inferred = _T.MULTIMODAL_PART if _has_media(content) else _T.TEXT
+    keywords = fields.keywords(inferred, _COMMON_KEYS)
+    if role is _R.USER:
+        return UserMessage(content, **keywords)
+    return AssistantMessage(content, **keywords)
 
 
-def _assistant_content(
-    content: str | tuple[Mapping[str, Any], ...] | None, *, allow_none: bool
-) -> str | tuple[ContentPart, ...] | None:
+def _needed(content: Blocks, what: str) -> str | tuple[Mapping[str, Any], ...]:
     if content is None:
-        if allow_none:
-            return None
-        _fail("an assistant message needs content (an empty string is valid)", "content")
-    if content.__class__ is str:
-        return content
-    parts = _parts_of(content)  # type: ignore[arg-type]
-    _only(parts, ASSISTANT_PARTS, "text and reasoning")
-    return parts
+        raise ValidationError(f"{what} needs content (an empty string is valid)", "content")
+    return content
 
 
-def _tool_content(
-    content: str | tuple[Mapping[str, Any], ...] | None,
+def _parts_content(
+    content: str | tuple[Mapping[str, Any], ...], allowed: frozenset[type], kinds: str
 ) -> str | tuple[ContentPart, ...]:
-    if content is None:
-        _fail("a tool result needs content (an empty string is valid)", "content")
-    if content.__class__ is str:
+    """A message's content from an envelope's: the string, or its blocks decoded as parts."""
+    if isinstance(content, str):
         return content
-    parts = _parts_of(content)  # type: ignore[arg-type]
-    _only(parts, TOOL_PARTS, "text, image, audio and file")
+    parts = _parts_of(content)
+    _only(parts, allowed, kinds)
     return parts
+
+
+def _instruction_text(content: str | tuple[Mapping[str, Any], ...]) -> str:
+    """A system or developer message's text: its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    parts = _parts_of(content)
+    _only(parts, frozenset((TextPart,)), "text")
+    return "".join([p.text for p in parts if isinstance(p, TextPart)])
 
 
 def _only(parts: tuple[ContentPart, ...], allowed: frozenset[type], kind: str) -> None:
     for i, part in enumerate(parts):
-        if part.__class__ not in allowed:
-            _fail(
-                f"{part.__class__.__name__} is not allowed in this message; expected {kind} parts",
+        if type(part) not in allowed:
+            raise ValidationError(
+                f"{type(part).__name__} is not allowed in this message; expected {kind} parts",
                 f"content[{i}]",
             )
 
@@ -829,16 +886,20 @@ def _calls_of(env: Envelope) -> tuple[ToolCall, ...]:
         return (_call_of(env, p, "payload", 0),)
     raw = p["tool_calls"]
     if not isinstance(raw, tuple) or not raw:  # a frozen JSON array (FrozenList)
-        _fail("expected a non-empty list of tool call objects", "payload.tool_calls")
+        raise ValidationError(
+            "expected a non-empty list of tool call objects", "payload.tool_calls"
+        )
     calls: list[ToolCall] = []
     seen: set[str] = set()
     for i, item in enumerate(raw):
         path = f"payload.tool_calls[{i}]"
         if not isinstance(item, Mapping):
-            _fail(f"expected a tool call object, got {json_type(item)}", path)
+            raise ValidationError(f"expected a tool call object, got {json_type(item)}", path)
         call = _call_of(env, item, path, i)
         if call.id in seen:
-            _fail("duplicate tool call id within the message", f"{path}.tool_call_id")
+            raise ValidationError(
+                "duplicate tool call id within the message", f"{path}.tool_call_id"
+            )
         seen.add(call.id)
         calls.append(call)
     return tuple(calls)
@@ -846,29 +907,32 @@ def _calls_of(env: Envelope) -> tuple[ToolCall, ...]:
 
 def _call_of(env: Envelope, d: Mapping[str, Any], path: str, index: int) -> ToolCall:
     name = check_tool_name(d.get("tool_name"), f"{path}.tool_name")
-    params = d.get("parameters")
-    raw: str | None = None
-    if params is None:
-        params = EMPTY
-    elif params.__class__ is str:
-        raw = params
-        try:
-            params = freeze(loads_object(raw, f"{path}.parameters"), f"{path}.parameters")
-        except DecodeError as exc:
-            raise ValidationError(exc.message, exc.path) from None
-    elif not isinstance(params, Mapping):
-        _fail(f"expected an object or a JSON string, got {json_type(params)}", f"{path}.parameters")
+    arguments, raw = _arguments_of(d.get("parameters"), f"{path}.parameters")
     extras = d.get("extras")
-    if extras is None:
-        extras = EMPTY
-    elif not isinstance(extras, Mapping):
-        _fail(f"expected an object, got {json_type(extras)}", f"{path}.extras")
+    if extras is not None and not isinstance(extras, Mapping):
+        raise ValidationError(f"expected an object, got {json_type(extras)}", f"{path}.extras")
     call_id = d.get("tool_call_id")
     if call_id is None:
-        call_id = _derived_call_id(env.id, index, name, params)
-    elif call_id.__class__ is not str or not call_id:
-        _fail("expected a non-empty string", f"{path}.tool_call_id")
-    return tool_call(ToolCall, call_id, name, params, extras, raw)  # type: ignore[arg-type]
+        call_id = _derived_call_id(env.id, index, name, arguments)
+    elif not isinstance(call_id, str) or not call_id:
+        raise ValidationError("expected a non-empty string", f"{path}.tool_call_id")
+    return tool_call(
+        ToolCall, call_id, name, arguments, freeze_mapping(extras, f"{path}.extras"), raw
+    )
+
+
+def _arguments_of(params: object, path: str) -> tuple[FrozenDict, str | None]:
+    """A call's arguments, and the JSON text they were given as (None for an object)."""
+    if params is None:
+        return EMPTY, None
+    if isinstance(params, str):
+        try:
+            return freeze_mapping(loads_object(params, path), path), params
+        except DecodeError as exc:
+            raise ValidationError(exc.message, exc.path) from None
+    if not isinstance(params, Mapping):
+        raise ValidationError(f"expected an object or a JSON string, got {json_type(params)}", path)
+    return freeze_mapping(params, path), None
 
 
 def _derived_call_id(env_id: str | None, index: int, name: str, params: Mapping[str, Any]) -> str:
@@ -891,8 +955,8 @@ def to_provider_messages(
     """
     out: list[dict[str, Any]] = []
     for i, item in enumerate(envelopes):
-        if item.__class__ is Envelope:
-            env: Envelope = item
+        if isinstance(item, Envelope):
+            env = item
         elif isinstance(item, Message):
             env = Envelope.from_message(item)
         else:
