@@ -36,7 +36,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._base import FinishReason, Usage, as_mapping, make_usage, opt_int
+from ._base import FinishReason, Usage, as_mapping, count_at, make_usage
 from ._cache_hints import no_breakpoints
 from ._chat_completions import FINISH, ChatCompletionsProvider, chat_usage
 
@@ -50,11 +50,9 @@ def deepseek_usage(raw: object, path: str) -> tuple[Usage | None, Mapping[str, A
     usage = chat_usage(raw, path)
     if usage is None:
         return None, None
-    hit = as_mapping(raw, path).get("prompt_cache_hit_tokens")
+    hit = count_at(as_mapping(raw, path), "prompt_cache_hit_tokens", path)
     if hit is None:
         return usage, None
-    if hit.__class__ is not int or hit < 0:
-        hit = opt_int(hit, f"{path}.prompt_cache_hit_tokens")
     return (
         make_usage(
             usage.input_tokens,
