@@ -6,7 +6,6 @@ UTC offset (or an aware ``datetime``), normalised to UTC.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from datetime import datetime
 
@@ -17,11 +16,11 @@ from .errors import DecodeError, undecodable
 __all__ = ["ISO_TEXT", "check_stamp_text", "created_value", "iso_utc", "parse_created_at"]
 
 
-# Hot path: formatting an aware datetime costs ~0.7-0.9 µs, more than the rest of
-# to_dict together; conversations are encoded again and again (every save, every
-# request), so the text of recent timestamps is remembered (a datetime caches its
-# hash, so a hit is one dict lookup). Bounded; cleared when full. Decoding does
-# not fill it: hashing a fresh aware datetime costs ~0.3 µs.
+# Formatting an aware datetime costs more than the rest of to_dict together, and
+# conversations are encoded again and again (every save, every request), so the
+# text of recent timestamps is remembered (a datetime caches its hash, so a hit is
+# one dict lookup). Bounded; cleared when full. Decoding does not fill it: a fresh
+# datetime would be hashed for nothing.
 _ISO: dict[datetime, str] = {}
 _ISO_MAX = 8192
 ISO_TEXT = _ISO
@@ -47,14 +46,11 @@ def _format_iso(dt: datetime) -> str:
     return s
 
 
-_fromiso = datetime.fromisoformat
-
-
 def _fromiso_z(s: str, path: str) -> datetime:
-    # Python 3.10 reads only its own isoformat output: no "Z" suffix.
+    # RFC 3339 also allows a lowercase "z", which datetime.fromisoformat does not read.
     if len(s) < 64 and s[-1:] in ("Z", "z"):
         try:
-            return _fromiso(s[:-1] + "+00:00")
+            return datetime.fromisoformat(s[:-1] + "+00:00")
         except ValueError:
             pass
     raise DecodeError(
@@ -64,22 +60,16 @@ def _fromiso_z(s: str, path: str) -> datetime:
 
 # A decoded message keeps a canonical created_at text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``,
 # what the encoder writes) as it is: the datetime is built when first read, and
-# re-encoding writes the text back without formatting (~1.7 us saved per message
-# decoded and then encoded again: a fresh datetime is hashed and formatted on a
-# cache miss). The text is checked in full when decoded: its separators sit where
-# the canonical form has them and ``datetime.fromisoformat`` accepts it (digits,
-# ranges, leap days), which leaves no other reading of it.
-if sys.version_info >= (3, 11):
-    check_stamp_text: Callable[[str], object] = _fromiso  # reads the "Z" suffix
-else:  # pragma: no cover - Python 3.10
-
-    def check_stamp_text(s: str) -> object:
-        return _fromiso(s[:-1])
+# re-encoding writes the text back without formatting (a fresh datetime would be
+# hashed and formatted on a cache miss). The text is checked in full when decoded:
+# its separators sit where the canonical form has them and ``datetime.fromisoformat``
+# accepts it (digits, ranges, leap days), which leaves no other reading of it.
+check_stamp_text: Callable[[str], object] = datetime.fromisoformat
 
 
 def created_value(value: object) -> datetime | str:
     """The ``created_at`` to store for a value read from a message dict (not None)."""
-    if value.__class__ is str:
+    if type(value) is str:  # kept as text only when exactly a str
         if value[4:20:3] == "--T::." and value[26:] == "Z":
             try:
                 check_stamp_text(value)
@@ -88,7 +78,7 @@ def created_value(value: object) -> datetime | str:
             else:
                 return value
         try:
-            dt = _fromiso(value)
+            dt = datetime.fromisoformat(value)
         except ValueError:
             return parse_created_at(value)
         return dt if dt.tzinfo is UTC else parse_created_at(dt)
@@ -97,9 +87,9 @@ def created_value(value: object) -> datetime | str:
 
 def parse_created_at(value: object, path: str = "created_at") -> datetime:
     """Parse an ISO 8601 timestamp with an offset (or take an aware datetime); UTC result."""
-    if value.__class__ is str or isinstance(value, str):
+    if isinstance(value, str):
         try:
-            dt = _fromiso(value)
+            dt = datetime.fromisoformat(value)
         except ValueError:
             dt = _fromiso_z(str(value), path)
     elif isinstance(value, datetime):

@@ -18,12 +18,7 @@ import typing
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypedDict
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired
-else:  # typing_extensions comes with mypy, a dev dependency
-    from typing_extensions import NotRequired
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 import pytest
 
@@ -1051,16 +1046,16 @@ def test_ids_unique_across_processes_and_time_ordered() -> None:
 
 
 def test_created_at_set_at_construction_aware_utc() -> None:
-    before = dt.datetime.now(dt.timezone.utc)
+    before = dt.datetime.now(dt.UTC)
     m = UserMessage("x")
-    after = dt.datetime.now(dt.timezone.utc)
+    after = dt.datetime.now(dt.UTC)
     assert before - dt.timedelta(seconds=1) <= m.created_at <= after + dt.timedelta(seconds=1)
     given = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=2)))
     late = UserMessage("x")
     import time
 
     time.sleep(0.02)
-    assert abs((late.created_at - dt.datetime.now(dt.timezone.utc)).total_seconds()) >= 0.015
+    assert abs((late.created_at - dt.datetime.now(dt.UTC)).total_seconds()) >= 0.015
     m2 = UserMessage("x", created_at=given)
     assert m2.created_at == given
     assert m2.created_at.utcoffset() == dt.timedelta(0)
@@ -1073,8 +1068,8 @@ def test_given_id_kept() -> None:
 
 
 def test_equality_and_hash_ignore_id_and_created_at() -> None:
-    t1 = dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc)
-    t2 = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc)
+    t1 = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+    t2 = dt.datetime(2021, 1, 1, tzinfo=dt.UTC)
     a = UserMessage("hi", id="a", created_at=t1, name="n", metadata={"k": 1})
     b = UserMessage("hi", id="b", created_at=t2, name="n", metadata={"k": 1})
     assert a == b
@@ -1374,9 +1369,9 @@ def test_canonical_dict_from_openai_shape_without_storage_fields() -> None:
 def test_created_at_iso_8601_in_dict_and_parsed_back() -> None:
     d = {"role": "user", "content": "x", "created_at": "2024-05-06T07:08:09.123456+00:00"}
     m = from_dict(d)
-    assert m.created_at == dt.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone.utc)
+    assert m.created_at == dt.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.UTC)
     z = from_dict({"role": "user", "content": "x", "created_at": "2024-05-06T07:08:09Z"})
-    assert z.created_at == dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=dt.timezone.utc)
+    assert z.created_at == dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=dt.UTC)
     off = from_dict({"role": "user", "content": "x", "created_at": "2024-05-06T09:08:09+02:00"})
     assert off.created_at == z.created_at
     assert off.created_at.utcoffset() == dt.timedelta(0)
@@ -1411,7 +1406,7 @@ def test_round_trip_with_everything() -> None:
         metadata={"trace": {"id": 1}},
         extras={"x_custom": [1, 2]},
         id="fixed",
-        created_at=dt.datetime(2024, 1, 1, 12, 0, 0, 123456, tzinfo=dt.timezone.utc),
+        created_at=dt.datetime(2024, 1, 1, 12, 0, 0, 123456, tzinfo=dt.UTC),
     )
     back = from_json(to_json(m))
     assert isinstance(back, ToolCallMessage)

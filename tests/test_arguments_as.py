@@ -15,12 +15,17 @@ import sys
 import traceback
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple, NewType, Optional, TypedDict, Union
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired, Required
-else:  # typing_extensions comes with mypy, a dev dependency
-    from typing_extensions import NotRequired, Required
+from typing import (
+    Any,
+    Literal,
+    NamedTuple,
+    NewType,
+    NotRequired,
+    Optional,
+    Required,
+    TypedDict,
+    Union,
+)
 
 import pytest
 from hypothesis import given

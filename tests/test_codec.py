@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from importlib.resources import files
 from typing import Any
 
@@ -45,7 +45,6 @@ from messages import (
 from messages._frozen import thaw
 from tests import strategies as gen
 
-UTC = timezone.utc
 T0 = datetime(2025, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
 T0_TEXT = "2025-01-02T03:04:05.000006Z"
 
@@ -517,8 +516,8 @@ def test_created_at_as_an_aware_datetime_is_accepted() -> None:
     assert m.created_at.tzinfo is UTC
 
 
-def test_z_suffix_fallback_for_python_3_10() -> None:
-    # Python 3.10's fromisoformat has no "Z"; the fallback rewrites it.
+def test_z_suffix_fallback_reads_a_lowercase_z() -> None:
+    # RFC 3339 allows a lowercase "z", which datetime.fromisoformat does not read.
     assert _timestamps._fromiso_z("2025-01-02T03:04:05.000006Z", "created_at") == T0
     assert _timestamps._fromiso_z("2025-01-02T03:04:05.000006z", "created_at") == T0
     with pytest.raises(DecodeError) as e:

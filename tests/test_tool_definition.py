@@ -17,15 +17,12 @@ from typing import (
     Literal,
     NamedTuple,
     NewType,
+    NotRequired,
     Optional,
+    Required,
     TypedDict,
     Union,
 )
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired, Required
-else:  # typing_extensions comes with mypy, a dev dependency
-    from typing_extensions import NotRequired, Required
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest

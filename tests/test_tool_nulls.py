@@ -10,13 +10,7 @@ still an error.
 from __future__ import annotations
 
 import dataclasses
-import sys
-from typing import Any, NamedTuple, TypedDict
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired
-else:  # typing_extensions comes with mypy, a dev dependency
-    from typing_extensions import NotRequired
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest

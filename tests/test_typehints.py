@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
-import sys
 from collections.abc import Mapping, MutableSet, Sequence
 from typing import (
     Annotated,
@@ -14,15 +13,12 @@ from typing import (
     Literal,
     NamedTuple,
     NewType,
+    NotRequired,
     Optional,
+    Required,
     TypedDict,
     TypeVar,
 )
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired, Required
-else:  # typing_extensions comes with mypy, a dev dependency
-    from typing_extensions import NotRequired, Required
 
 import pytest
 from hypothesis import given, settings
@@ -306,7 +302,7 @@ def test_a_deep_call_stack_gives_validation_errors() -> None:
             try:
                 with_little_stack(headroom, attempt)
                 outcomes.add("ok")
-            except ValidationError as exc:  # noqa: PERF203 - each attempt is the point
+            except ValidationError as exc:
                 outcomes.add(exc.message)
     assert "ok" in outcomes
     assert len(outcomes) > 1  # the limit did strike
