@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 from .. import _build
 from .._frozen import EMPTY, SCALARS, FrozenDict, freeze, thaw
 from .._ids import DERIVED_ID_PREFIX, derive_call_id
+from .._kinds import kind_of, kind_or_none
 from .._message import AssistantMessage, Message, ToolCallMessage
 from .._parts import ContentPart, ReasoningPart, TextPart
 from .._streaming import ToolCallDelta
@@ -628,6 +629,13 @@ DROP_OTHER_REASONING: Final = "dropped: reasoning is replayed only to the provid
 def guarded(path: str = "") -> Callable[[_F], _F]:
     """The ``guard`` decorator with its type kept (for mypy)."""
     return cast("Callable[[_F], _F]", guard(path))
+
+
+def kind_at(m: object, i: int) -> int:
+    """The kind of ``messages[i]`` (see ``messages._kinds``); ValidationError when it is
+    not a message."""
+    kind = kind_or_none(m)
+    return kind_of(m, f"messages[{i}]") if kind is None else kind
 
 
 def is_derived_id(call_id: str) -> bool:

@@ -20,7 +20,6 @@ from ..._build import message, tool_call_message
 from ..._frozen import EMPTY, FrozenDict, freeze, thaw
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import json_type, loads
-from ..._kinds import kind_of, kind_or_none
 from ..._message import AssistantMessage, Message, ToolCallMessage
 from ..._part_codec import object_text
 from ..._parts import ContentPart, ReasoningPart
@@ -45,6 +44,7 @@ from .._base import (
     guard_error,
     kept_unknown,
     key_items,
+    kind_at,
     make_usage,
 )
 from .._cache_hints import lift_kept
@@ -229,16 +229,6 @@ class FormattingProvider(Provider):
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
     ) -> tuple[dict[str, Any], Sequence[Loss]]:
         """The request body and the losses."""
-
-
-# -- message kinds --------------------------------------------------------------------------
-
-
-def kind_at(m: object, i: int) -> int:
-    """The kind of ``messages[i]`` (see ``messages._kinds``); ValidationError when it is
-    not a message."""
-    kind = kind_or_none(m)
-    return kind_of(m, f"messages[{i}]") if kind is None else kind
 
 
 # -- builders of checked values (see _build) ------------------------------------------------

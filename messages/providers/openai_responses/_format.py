@@ -39,14 +39,16 @@ Rules (each that loses something is a Loss):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
-from ..._frozen import EMPTY, SCALARS, FrozenDict, thaw
+from ..._frozen import EMPTY, thaw
+from ..._kinds import ASSISTANT, DEVELOPER, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, kind_or_none
 from ..._message import (
     AssistantMessage,
+    DeveloperMessage,
     Message,
-    ToolCallMessage,
+    SystemMessage,
     ToolResultMessage,
     UserMessage,
 )
@@ -60,10 +62,16 @@ from ..._parts import (
     data_url,
 )
 from ..._repair import UNANSWERED_TEXT
-from ..._role import MessageRole
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import ValidationError, ident
-from .._base import DROP_OTHER_REASONING, Loss, Losses, foreign_state_losses
+from .._base import (
+    DROP_OTHER_REASONING,
+    Loss,
+    Losses,
+    foreign_state_losses,
+    kind_at,
+    plain_dict,
+)
 from .._cache_hints import (
     BREAKPOINT_KEY,
     NOT_SENT,
@@ -94,12 +102,6 @@ if TYPE_CHECKING:
 
 __all__ = ["format_body"]
 
-_SYSTEM = MessageRole.SYSTEM
-_DEVELOPER = MessageRole.DEVELOPER
-_USER = MessageRole.USER
-_ASSISTANT = MessageRole.ASSISTANT
-_TOOL = MessageRole.TOOL
-
 _UNANSWERED: Final = "Error: " + UNANSWERED_TEXT
 
 #: The parts a ``prompt_cache_breakpoint`` may go on.
@@ -108,50 +110,54 @@ _NO_PART: Final = no_part_rule("input part")
 _ASSISTANT_RULE: Final = input_only_rule("openai_responses")
 _TTL_RULE: Final = breakpoint_ttl_rule("openai_responses")
 _STORED_RULE: Final = "dropped: continued from a stored response, which holds it"
+_IS_ERROR_RULE: Final = (
+    "the wire has no error flag: the text is sent, prefixed 'Error: ' unless it already starts so"
+)
 
 
-def error_prefixed(text: str) -> str:
-    """``text`` marked as a failure: ``"Error: "`` in front unless it already starts so."""
-    return text if text[:5].lower() == "error" else "Error: " + text
+def format_body(
+    messages: Sequence[Message],
+    tools: Sequence[ToolDefinition | Mapping[str, Any]],
+    tag: str,
+    previous_response_id: str | bool | None = None,
+) -> tuple[dict[str, Any], list[Loss]]:
+    """The request body for ``messages`` and every loss."""
+    f = Formatter(tag)
+    body: dict[str, Any] = {}
+    found = _continued(messages, tag, previous_response_id)
+    instructions = f.instructions(messages, found is not None)
+    start = 0 if instructions is None else 1
+    if found is not None:
+        k, body["previous_response_id"] = found
+        f.continue_after(messages, start, k)
+        start = k + 1
+    for i in range(start, len(messages)):
+        f.message(messages[i], i)
+    calls = f.open_calls
+    if calls is not None and f.answered and len(f.answered) < len(calls):
+        # a last turn with some results: the rest are answered; one with none at all
+        # is left pending (a tool may still be running), as repair does
+        f.answer_pending()
+    if instructions is not None:
+        body["instructions"] = instructions
+    body["input"] = f.out
+    if len(f.out) == 1 and f.out[0] is f.string_input:
+        body["input"] = f.out[0]["content"]
+    if tools:
+        body["tools"] = format_tools(tools, f.losses)
+    return body, f.losses.items
 
 
-def _kept(own: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    """The well-formed ``{index, ...}`` records of ``own[key]``, by index."""
-    items = own.get(key)
-    if not isinstance(items, (list, tuple)):
-        return []
-    out = [it for it in items if isinstance(it, Mapping) and type(it.get("index")) is int]
-    return sorted(out, key=lambda it: int(it["index"]))
-
-
-def _reinsert(items: list[Any], own: Mapping[str, Any]) -> list[Any]:
-    """Put the kept unknown items (or parts) back at their original index."""
-    for record in _kept(own, UNKNOWN):
-        if "value" in record:
-            items.insert(min(record["index"], len(items)), thaw(record["value"]))
-    return items
-
-
-def _plain(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A plain dict of kept item keys; hot path: flat keys (ids, status, phase) are one C
-    copy (~0.2 us), nested ones are thawed."""
-    for v in value.values():
-        if v.__class__ not in SCALARS:
-            return thaw(value)  # type: ignore[no-any-return]
-    return dict(value)
-
-
-def _take_text(parts: Sequence[ContentPart], pos: int) -> tuple[str, int]:
-    """The text of the part at ``pos`` if it is a text part (and the next position)."""
-    if pos < len(parts):
-        p = parts[pos]
-        if type(p) is TextPart or isinstance(p, TextPart):
-            return p.text, pos + 1
-    return "", pos
-
-
-def _stored(messages: Sequence[Message], tag: str, wanted: str | bool) -> tuple[int, str] | None:
+def _continued(
+    messages: Sequence[Message], tag: str, wanted: str | bool | None
+) -> tuple[int, str] | None:
     """The position and id of the stored response to continue from (None: replay all)."""
+    if wanted is None or wanted is False:
+        return None
+    if not isinstance(wanted, (str, bool)):
+        raise ValidationError(
+            f"expected a response id or True, got {type(wanted).__name__}", "previous_response_id"
+        )
     for k in range(len(messages) - 1, -1, -1):
         extras = messages[k].extras
         own = extras.get(tag) if extras else None
@@ -165,11 +171,6 @@ def _stored(messages: Sequence[Message], tag: str, wanted: str | bool) -> tuple[
         f"previous_response_id {ident(wanted)} is not a response parsed into these messages",
         "previous_response_id",
     )
-
-
-def _input_part(part: Mapping[str, Any]) -> bool:
-    """Whether a part may carry a ``prompt_cache_breakpoint``."""
-    return part.get("type") in _MARKABLE
 
 
 class Formatter:
@@ -188,6 +189,42 @@ class Formatter:
         # a user message read from a string ``input``: alone, it goes back as one
         self.string_input: dict[str, Any] | None = None
 
+    # -- the request around the messages ------------------------------------------
+
+    def instructions(self, messages: Sequence[Message], continued: bool) -> str | None:
+        """The text of a leading system or developer message sent as ``instructions``.
+
+        One read from ``input`` goes back there; so does a hinted one (instructions take
+        no parts), unless the request is continued from a stored response: then the
+        instructions are sent again, without the hint."""
+        first = messages[0] if messages else None
+        if first is None or kind_or_none(first) not in (SYSTEM, DEVELOPER):
+            return None
+        own = first.extras.get(self.tag) if first.extras else None
+        if isinstance(own, Mapping) and own.get(INPUT):
+            return None
+        if first.cache is not None:
+            if not continued:
+                return None
+            rule = "dropped: continued, it is sent as instructions, which take none"
+            hint_loss(self.losses, 0, rule)
+        if first.extras:
+            self.own(first, 0)  # the state of other providers is a loss
+        if first.name is not None:
+            rule = "dropped: instructions have no name"
+            self.losses.add("messages[0].name", "message name", rule)
+        return first.text
+
+    def continue_after(self, messages: Sequence[Message], start: int, k: int) -> None:
+        """Continue from the stored response of ``messages[k]``: what it holds is not sent
+        (their hints are a loss), and its calls are the open turn."""
+        for j in range(start, k + 1):
+            if messages[j].cache is not None:
+                hint_loss(self.losses, j, _STORED_RULE)
+        stored = messages[k]
+        self.open_calls = [*stored.tool_calls, *stored.invalid_tool_calls] or None
+        self.open_at = k
+
     # -- state kept on messages -------------------------------------------------
 
     def own(self, m: Message, i: int) -> Mapping[str, Any]:
@@ -205,11 +242,18 @@ class Formatter:
 
     # -- tool pairing -------------------------------------------------------------
 
+    def close_turn(self) -> None:
+        """Before a user or assistant message: each call of the last turn left without a
+        result gets an error result."""
+        calls = self.open_calls
+        if calls is not None and len(self.answered) < len(calls):
+            self.answer_pending()
+        self.open_calls = None
+
     def answer_pending(self) -> None:
         """An error result for each call of the last turn left without one."""
-        calls = self.open_calls
-        if calls is None:
-            return
+        calls = self.open_calls or ()
+        rule = "answered with an error result: openai_responses requires a result for every call"
         for k, call in enumerate(calls):
             if call.id in self.answered:
                 continue
@@ -217,9 +261,7 @@ class Formatter:
                 {"type": "function_call_output", "call_id": call.id, "output": _UNANSWERED}
             )
             self.losses.add(
-                f"messages[{self.open_at}].tool_calls[{k}]",
-                "unanswered tool call",
-                "answered with an error result: openai_responses requires a result for every call",
+                f"messages[{self.open_at}].tool_calls[{k}]", "unanswered tool call", rule
             )
         self.open_calls = None
 
@@ -228,136 +270,108 @@ class Formatter:
         calls = self.open_calls
         if calls is None or call_id in self.answered:
             return False
-        k = len(self.answered)  # hot path: results usually come in the calls' order
-        if k < len(calls) and calls[k].id == call_id:
-            return True
         return any(c.id == call_id for c in calls)
 
-    # -- messages -----------------------------------------------------------------
+    # -- one writer per message kind ----------------------------------------------
 
-    def message(self, m: Any, i: int) -> None:
-        """Append the items of one message (the general path)."""
-        try:
-            role = m.role
-        except AttributeError:
-            raise ValidationError(
-                f"expected a Message, got {type(m).__name__}", f"messages[{i}]"
-            ) from None
+    def message(self, m: Message, i: int) -> None:
+        """Append the items of one message."""
+        kind = kind_at(m, i)
         own = self.own(m, i) if m.extras else EMPTY
         if m.name is not None:
-            self.losses.add(
-                f"messages[{i}].name", "message name", "dropped: Responses input items have no name"
-            )
-        if role is _TOOL:
-            if not self.paired(m.tool_call_id):
-                self.losses.add(
-                    f"messages[{i}]",
-                    "tool result that answers no open call",
-                    "dropped: openai_responses rejects an output without its call",
-                )
-                if m.cache is not None:
-                    hint_loss(self.losses, i, NOT_SENT)
-                return
-            self.answered.append(m.tool_call_id)
-            self.out.append(self.tool_result(m, i, own))
-            if m.cache is not None:
-                self.hint(self.out[-1], "output", m.cache, i)
-            return
-        if role is _USER or role is _ASSISTANT:
-            if self.open_calls is not None and len(self.answered) < len(self.open_calls):
-                self.answer_pending()
-            self.open_calls = None
-        if role is _USER:
-            self.out.append(self.user(m, i, own))
-        elif role is _ASSISTANT:
-            sent = self.assistant(m, i, own)
-            if sent:
-                self.open_calls, self.open_at, self.answered = sent, i, []
-            if m.cache is not None:
-                hint_loss(self.losses, i, _ASSISTANT_RULE)
-            return
-        else:
-            self.out.append(self.system(m, role, own))
+            rule = "dropped: Responses input items have no name"
+            self.losses.add(f"messages[{i}].name", "message name", rule)
+        _WRITERS[kind](self, m, i, own)
+
+    def system(self, m: SystemMessage, i: int, own: Mapping[str, Any]) -> None:
+        self.instruction(m, "system", i, own)
+
+    def developer(self, m: DeveloperMessage, i: int, own: Mapping[str, Any]) -> None:
+        self.instruction(m, "developer", i, own)
+
+    def instruction(self, m: Message, role: str, i: int, own: Mapping[str, Any]) -> None:
+        """A system or developer message item (its text split as it was read, if it was)."""
+        d = _head(own)
+        d["role"] = role
+        d["content"] = _split(m.text, own)
+        self.out.append(d)
         if m.cache is not None:
-            self.hint(self.out[-1], "content", m.cache, i)
+            self.hint(d, "content", m.cache, i)
+
+    def user(self, m: UserMessage, i: int, own: Mapping[str, Any]) -> None:
+        """A user message item."""
+        self.close_turn()
+        c = m.content
+        d = _head(own)
+        d["role"] = "user"
+        if isinstance(c, str):
+            d["content"] = c
+            if own and own.get(INPUT) is True:
+                self.string_input = d
+        else:
+            d["content"] = self.parts(c, i, own, "messages") or ""
+        self.out.append(d)
+        if m.cache is not None:
+            self.hint(d, "content", m.cache, i)
+
+    def assistant(self, m: AssistantMessage, i: int, own: Mapping[str, Any]) -> None:
+        """The items of an assistant turn (with tool calls or not)."""
+        self.close_turn()
+        sent = self.turn(m, i, own)
+        if sent:
+            self.open_calls, self.open_at, self.answered = sent, i, []
+        if m.cache is not None:
+            hint_loss(self.losses, i, _ASSISTANT_RULE)
+
+    def tool_result(self, m: ToolResultMessage, i: int, own: Mapping[str, Any]) -> None:
+        """A ``function_call_output`` item, when it answers a call of the last turn."""
+        if not self.paired(m.tool_call_id):
+            rule = "dropped: openai_responses rejects an output without its call"
+            self.losses.add(f"messages[{i}]", "tool result that answers no open call", rule)
+            if m.cache is not None:
+                hint_loss(self.losses, i, NOT_SENT)
+            return
+        self.answered.append(m.tool_call_id)
+        c = m.content
+        output: Any = c if isinstance(c, str) else (self.parts(c, i, own, "outputs") or "")
+        if m.is_error:
+            self.losses.add(f"messages[{i}].is_error", "is_error flag", _IS_ERROR_RULE)
+            output = _error_output(output)
+        d = _head(own)
+        d["type"] = "function_call_output"
+        d["call_id"] = m.tool_call_id
+        d["output"] = output
+        self.out.append(d)
+        if m.cache is not None:
+            self.hint(d, "output", m.cache, i)
+
+    # -- the pieces of an item ------------------------------------------------------
 
     def hint(self, d: dict[str, Any], key: str, hint: CacheHint, i: int) -> None:
         """Put a message's cache hint on the last input part of its item (``d[key]``); a
         part that kept its own breakpoint keeps it (a Loss when it differs)."""
         value = openai_breakpoint()
         d[key], placed = mark_last(d[key], BREAKPOINT_KEY, value, "input_text", _input_part)
-        if d is self.string_input and d[key].__class__ is list:
+        if d is self.string_input and isinstance(d[key], list):
             self.string_input = None  # a list of parts now: sent as an item
         if missed(self.losses, i, placed, value, BREAKPOINT_KEY, _NO_PART):
             return
         if hint.ttl is not None:
             self.losses.add(f"messages[{i}].cache.ttl", "cache hint ttl", _TTL_RULE)
 
-    def system(self, m: Message, role: MessageRole, own: Mapping[str, Any]) -> dict[str, Any]:
-        """A system or developer message item (its text split as it was read, if it was)."""
-        text = m.text
-        content: Any = text
-        split = own.get(SPLIT)
-        if (
-            isinstance(split, (list, tuple))
-            and split
-            and all(type(n) is int and n >= 0 for n in split)
-        ):
-            if sum(split) == len(text):
-                content, at = [], 0
-                for n in split:
-                    content.append({"type": "input_text", "text": text[at : at + n]})
-                    at += n
-                for record in _kept(own, KEYS):  # e.g. a breakpoint on another part
-                    j, keys = record["index"], record.get("keys")
-                    if j < len(content) and isinstance(keys, Mapping):
-                        content[j].update(thaw(keys))
-            else:
-                content = [{"type": "input_text", "text": text}]
-        d = _head(own)
-        d["role"] = "system" if role is _SYSTEM else "developer"
-        d["content"] = content
-        return d
-
     def part(self, p: ContentPart, i: int, j: int, where: str) -> dict[str, Any] | None:
         """One user or tool-output content part; None (and a loss) when it cannot go."""
-        t = type(p)
-        if t is TextPart or isinstance(p, TextPart):
-            return {"type": "input_text", "text": cast("TextPart", p).text}
+        if isinstance(p, TextPart):
+            return {"type": "input_text", "text": p.text}
         if isinstance(p, ImagePart):
             d: dict[str, Any] = {"type": "input_image", "image_url": p.data_url}
             if p.detail is not None:
                 d["detail"] = p.detail
             return d
         if isinstance(p, FilePart):
-            if p.media_type is not None and p.media_type.startswith("image/"):
-                if p.data is not None:
-                    return {
-                        "type": "input_image",
-                        "image_url": data_url(p.media_type, p.data),
-                    }
-                return {"type": "input_image", "file_id": p.file_id}
-            d = {"type": "input_file"}
-            if p.data is not None:
-                d["file_data"] = data_url(p.media_type, p.data) if p.media_type else p.data
-            if p.file_id:
-                d["file_id"] = p.file_id
-            if p.filename:
-                d["filename"] = p.filename
-            return d
-        path = f"messages[{i}].content[{j}]"
-        if isinstance(p, AudioPart):
-            self.losses.add(path, "audio part", f"dropped: Responses {where} take no audio")
-        elif t is ReasoningPart:
-            self.losses.add(
-                path, "reasoning in a user or tool message", "dropped: not sent as text"
-            )
-        else:
-            self.losses.add(
-                path,
-                f"{t.__name__} in a user or tool message",
-                "dropped: not a content part this wire carries",
-            )
+            return _file_item(p)
+        what, rule = _unsendable(p, where)
+        self.losses.add(f"messages[{i}].content[{j}]", what, rule)
         return None
 
     def parts(
@@ -374,42 +388,6 @@ class Formatter:
                 if j < len(sent) and isinstance(keys, Mapping):
                     sent[j].update(thaw(keys))
         return sent
-
-    def user(self, m: UserMessage, i: int, own: Mapping[str, Any]) -> dict[str, Any]:
-        """A user message item."""
-        c = m.content
-        d = _head(own)
-        d["role"] = "user"
-        if isinstance(c, str):
-            d["content"] = c
-            if own and own.get(INPUT) is True:
-                self.string_input = d
-        else:
-            d["content"] = self.parts(c, i, own, "messages") or ""
-        return d
-
-    def tool_result(self, m: ToolResultMessage, i: int, own: Mapping[str, Any]) -> dict[str, Any]:
-        """A ``function_call_output`` item."""
-        c = m.content
-        output: Any = c if isinstance(c, str) else (self.parts(c, i, own, "outputs") or "")
-        if m.is_error:
-            self.losses.add(
-                f"messages[{i}].is_error",
-                "is_error flag",
-                "the wire has no error flag: the text is sent, prefixed 'Error: ' unless it already starts so",
-            )
-            if isinstance(output, str):
-                output = error_prefixed(output)
-            elif not (
-                output[0].get("type") == "input_text"
-                and str(output[0].get("text", ""))[:5].lower() == "error"
-            ):
-                output = [{"type": "input_text", "text": "Error: "}, *output]
-        d = _head(own)
-        d["type"] = "function_call_output"
-        d["call_id"] = m.tool_call_id
-        d["output"] = output
-        return d
 
     def call(self, c: ToolCall | InvalidToolCall, i: int, k: int) -> dict[str, Any] | None:
         """A ``function_call`` item (an invalid call as the model wrote it)."""
@@ -437,13 +415,13 @@ class Formatter:
             name, args = c.name, c.raw_arguments
         d: dict[str, Any] = {"type": "function_call"}
         if isinstance(own, Mapping):
-            d.update(_plain(own))
+            d.update(plain_dict(own))
         d["call_id"] = c.id
         d["name"] = name
         d["arguments"] = args
         return d
 
-    def assistant(
+    def turn(
         self, m: AssistantMessage, i: int, own: Mapping[str, Any]
     ) -> list[ToolCall | InvalidToolCall]:
         """Append the items of an assistant turn; returns the calls it sent."""
@@ -485,7 +463,7 @@ class Formatter:
         """An assistant turn without a layout: its text as one message, then its calls."""
         texts: list[str] = []
         for j, p in enumerate(parts):
-            if type(p) is TextPart or isinstance(p, TextPart):
+            if isinstance(p, TextPart):
                 texts.append(p.text)
             elif isinstance(p, ReasoningPart):
                 path = f"messages[{i}].content[{j}]"
@@ -528,64 +506,189 @@ class Formatter:
     ) -> list[dict[str, Any]] | None:
         """The items of a turn laid out as they were parsed; None when they no longer fit."""
         by_id = {c.id: (k, c) for k, c in enumerate(calls)}
+        taken = _Parts(parts)
         out: list[dict[str, Any]] = []
-        pos = 0
         for entry in layout:
-            if entry.__class__ is not FrozenDict and not isinstance(entry, Mapping):
+            d: dict[str, Any] | None
+            if not isinstance(entry, Mapping):
                 return None
             if "call" in entry:
-                found = by_id.pop(entry["call"], None) if isinstance(entry["call"], str) else None
+                call_id = entry["call"]
+                found = by_id.pop(call_id, None) if isinstance(call_id, str) else None
                 if found is None:
                     return None
                 d = self.call(found[1], i, found[0])
                 if d is not None:
-                    out.append(d)
                     sent.append(found[1])
             elif "message" in entry:
-                head = entry["message"]
-                skeleton = entry.get("parts")
-                if not isinstance(head, Mapping):
-                    return None
-                d = _plain(head)
-                if skeleton is None:
-                    d["content"], pos = _take_text(parts, pos)
-                elif isinstance(skeleton, (list, tuple)):
-                    content = []
-                    for s in skeleton:
-                        part = thaw(s)
-                        if (
-                            isinstance(part, dict)
-                            and part.get("type") in TEXT_PARTS
-                            and "text" not in part
-                        ):
-                            part["text"], pos = _take_text(parts, pos)
-                        content.append(part)
-                    d["content"] = content
-                else:
-                    return None
-                out.append(d)
-            elif "reasoning" in entry:
-                if pos >= len(parts):
-                    return None
-                p = parts[pos]
-                if not isinstance(p, ReasoningPart) or p.provider != self.tag:
-                    return None
-                pos += 1
-                d = _reasoning(entry, p)
+                d = _message_item(entry, taken)
                 if d is None:
                     return None
-                out.append(d)
+            elif "reasoning" in entry:
+                p = taken.reasoning(self.tag)
+                d = None if p is None else _reasoning(entry, p)
+                if d is None:
+                    return None
             else:
                 return None
-        if pos != len(parts) or by_id:
+            if d is not None:
+                out.append(d)
+        if not taken.done() or by_id:
             return None
         return out
+
+
+_Writer = Callable[[Formatter, Any, int, Mapping[str, Any]], None]
+
+#: The writer of each message kind.
+_WRITERS: Final[dict[int, _Writer]] = {
+    SYSTEM: Formatter.system,
+    DEVELOPER: Formatter.developer,
+    USER: Formatter.user,
+    ASSISTANT: Formatter.assistant,
+    TOOL_CALL: Formatter.assistant,
+    TOOL_RESULT: Formatter.tool_result,
+}
+
+
+class _Parts:
+    """The parts of an assistant turn, taken in order as its layout places them."""
+
+    __slots__ = ("at", "parts")
+
+    def __init__(self, parts: Sequence[ContentPart]) -> None:
+        self.parts = parts
+        self.at = 0
+
+    def text(self) -> str:
+        """The text of the next part when it is a text part (taken), else ``""``."""
+        if self.at < len(self.parts):
+            p = self.parts[self.at]
+            if isinstance(p, TextPart):
+                self.at += 1
+                return p.text
+        return ""
+
+    def reasoning(self, tag: str) -> ReasoningPart | None:
+        """The next part (taken) when it is reasoning of ``tag``, else None."""
+        if self.at < len(self.parts):
+            p = self.parts[self.at]
+            if isinstance(p, ReasoningPart) and p.provider == tag:
+                self.at += 1
+                return p
+        return None
+
+    def done(self) -> bool:
+        """Whether every part was taken."""
+        return self.at == len(self.parts)
+
+
+def _message_item(entry: Mapping[str, Any], taken: _Parts) -> dict[str, Any] | None:
+    """A message item of a layout: its kept keys and parts, its texts taken in order."""
+    head = entry["message"]
+    skeleton = entry.get("parts")
+    if not isinstance(head, Mapping):
+        return None
+    d = plain_dict(head)
+    if skeleton is None:
+        d["content"] = taken.text()
+    elif isinstance(skeleton, (list, tuple)):
+        content = []
+        for s in skeleton:
+            part = thaw(s)
+            if isinstance(part, dict) and part.get("type") in TEXT_PARTS and "text" not in part:
+                part["text"] = taken.text()
+            content.append(part)
+        d["content"] = content
+    else:
+        return None
+    return d
 
 
 def _head(own: Mapping[str, Any]) -> dict[str, Any]:
     """A message item's kept keys (``type``, ``id``, ``status``...) as a new dict."""
     item = own.get(ITEM) if own else None
-    return _plain(item) if isinstance(item, Mapping) else {}
+    return plain_dict(item) if isinstance(item, Mapping) else {}
+
+
+def _split(text: str, own: Mapping[str, Any]) -> str | list[dict[str, Any]]:
+    """System or developer text, as the ``input_text`` parts it was read from (with their
+    kept keys) when their lengths were kept."""
+    split = own.get(SPLIT)
+    if not (
+        isinstance(split, (list, tuple)) and split and all(type(n) is int and n >= 0 for n in split)
+    ):
+        return text
+    if sum(split) != len(text):
+        return [{"type": "input_text", "text": text}]
+    content, at = [], 0
+    for n in split:
+        content.append({"type": "input_text", "text": text[at : at + n]})
+        at += n
+    for record in _kept(own, KEYS):  # e.g. a breakpoint on another part
+        j, keys = record["index"], record.get("keys")
+        if j < len(content) and isinstance(keys, Mapping):
+            content[j].update(thaw(keys))
+    return content
+
+
+def _error_output(output: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """A tool output marked as a failure: ``Error: `` in front unless it already says so."""
+    if isinstance(output, str):
+        return output if output[:5].lower() == "error" else "Error: " + output
+    first = output[0]
+    if first.get("type") == "input_text" and str(first.get("text", ""))[:5].lower() == "error":
+        return output
+    return [{"type": "input_text", "text": "Error: "}, *output]
+
+
+def _kept(own: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    """The well-formed ``{index, ...}`` records of ``own[key]``, by index."""
+    items = own.get(key)
+    if not isinstance(items, (list, tuple)):
+        return []
+    out = [it for it in items if isinstance(it, Mapping) and type(it.get("index")) is int]
+    return sorted(out, key=lambda it: int(it["index"]))
+
+
+def _reinsert(items: list[Any], own: Mapping[str, Any]) -> list[Any]:
+    """Put the kept unknown items (or parts) back at their original index."""
+    for record in _kept(own, UNKNOWN):
+        if "value" in record:
+            items.insert(min(record["index"], len(items)), thaw(record["value"]))
+    return items
+
+
+def _file_item(p: FilePart) -> dict[str, Any]:
+    """An ``input_file`` part, or an ``input_image`` for a file that is an image."""
+    if p.media_type is not None and p.media_type.startswith("image/"):
+        if p.data is not None:
+            return {"type": "input_image", "image_url": data_url(p.media_type, p.data)}
+        return {"type": "input_image", "file_id": p.file_id}
+    d: dict[str, Any] = {"type": "input_file"}
+    if p.data is not None:
+        d["file_data"] = data_url(p.media_type, p.data) if p.media_type else p.data
+    if p.file_id:
+        d["file_id"] = p.file_id
+    if p.filename:
+        d["filename"] = p.filename
+    return d
+
+
+def _unsendable(p: object, where: str) -> tuple[str, str]:
+    """What a loss says of a part that user or tool-output parts (``where``) cannot carry,
+    and its rule."""
+    if isinstance(p, AudioPart):
+        return "audio part", f"dropped: Responses {where} take no audio"
+    if isinstance(p, ReasoningPart):
+        return "reasoning in a user or tool message", "dropped: not sent as text"
+    what = f"{type(p).__name__} in a user or tool message"
+    return what, "dropped: not a content part this wire carries"
+
+
+def _input_part(part: Mapping[str, Any]) -> bool:
+    """Whether a part may carry a ``prompt_cache_breakpoint``."""
+    return part.get("type") in _MARKABLE
 
 
 def _reasoning(entry: Mapping[str, Any], p: ReasoningPart) -> dict[str, Any] | None:
@@ -623,115 +726,3 @@ def _reasoning(entry: Mapping[str, Any], p: ReasoningPart) -> dict[str, Any] | N
     if p.signature is not None:
         d["encrypted_content"] = p.signature
     return d
-
-
-# hot path: the usual messages (exact classes, no name or extras) written inline
-_FAST: Final = frozenset((UserMessage, AssistantMessage, ToolCallMessage, ToolResultMessage))
-
-
-def format_body(
-    messages: Sequence[Message],
-    tools: Sequence[ToolDefinition | Mapping[str, Any]],
-    tag: str,
-    previous_response_id: str | bool | None = None,
-) -> tuple[dict[str, Any], list[Loss]]:
-    """The request body for ``messages`` and every loss."""
-    f = Formatter(tag)
-    items: Sequence[Any] = cast("Sequence[Any]", messages)
-    body: dict[str, Any] = {}
-    start = 0
-    first = items[0] if items else None
-    instructions: str | None = None
-    found = None
-    if previous_response_id is not None and previous_response_id is not False:
-        if not isinstance(previous_response_id, (str, bool)):
-            raise ValidationError(
-                f"expected a response id or True, got {type(previous_response_id).__name__}",
-                "previous_response_id",
-            )
-        found = _stored(messages, tag, previous_response_id)
-    if first is not None and getattr(first, "role", None) in (_SYSTEM, _DEVELOPER):
-        own = first.extras.get(tag) if first.extras else None
-        # a hinted one goes in ``input`` (instructions take no parts), unless continued
-        # from a stored response (then the instructions are sent again, without it)
-        if not (isinstance(own, Mapping) and own.get(INPUT)) and (
-            first.cache is None or found is not None
-        ):
-            if first.cache is not None:
-                hint_loss(
-                    f.losses, 0, "dropped: continued, it is sent as instructions, which take none"
-                )
-            own = f.own(first, 0) if first.extras else EMPTY
-            if first.name is not None:
-                f.losses.add(
-                    "messages[0].name", "message name", "dropped: instructions have no name"
-                )
-            instructions = first.text
-            start = 1
-    if found is not None:
-        k, rid = found
-        for j in range(start, k + 1):  # the stored response holds them, their hints too
-            if items[j].cache is not None:
-                hint_loss(f.losses, j, _STORED_RULE)
-        start = k + 1
-        body["previous_response_id"] = rid
-        stored = messages[k]
-        f.open_calls = [*stored.tool_calls, *stored.invalid_tool_calls] or None
-        f.open_at = k
-    out = f.out
-    for i in range(start, len(items)):
-        m = items[i]
-        t = type(m)
-        if t in _FAST and m.name is None and not m.extras and m.cache is None:
-            c = m.content
-            # hot path: string content of the usual classes, no opaque call state
-            if t is ToolResultMessage:
-                if c.__class__ is str and not m.is_error:
-                    cid = m.tool_call_id
-                    if f.paired(cid):
-                        f.answered.append(cid)
-                        out.append({"type": "function_call_output", "call_id": cid, "output": c})
-                        continue
-            elif c is None or c.__class__ is str:
-                if t is UserMessage or t is AssistantMessage:
-                    if f.open_calls is not None:
-                        if len(f.answered) < len(f.open_calls):
-                            f.answer_pending()
-                        f.open_calls = None
-                    out.append({"role": "user" if t is UserMessage else "assistant", "content": c})
-                    continue
-                if not m.invalid_tool_calls:
-                    calls = m.tool_calls
-                    for tc in calls:
-                        if tc.extras:
-                            break
-                    else:
-                        if f.open_calls is not None and len(f.answered) < len(f.open_calls):
-                            f.answer_pending()
-                        if c:
-                            out.append({"role": "assistant", "content": c})
-                        for tc in calls:
-                            out.append(
-                                {
-                                    "type": "function_call",
-                                    "call_id": tc.id,
-                                    "name": tc.name,
-                                    "arguments": tc.arguments_json,
-                                }
-                            )
-                        f.open_calls, f.open_at, f.answered = calls, i, []
-                        continue
-        f.message(m, i)
-    calls = f.open_calls
-    if calls is not None and f.answered and len(f.answered) < len(calls):
-        # a last turn with some results: the rest are answered; one with none at all
-        # is left pending (a tool may still be running), as repair does
-        f.answer_pending()
-    if instructions is not None:
-        body["instructions"] = instructions
-    body["input"] = out
-    if len(out) == 1 and out[0] is f.string_input:
-        body["input"] = out[0]["content"]
-    if tools:
-        body["tools"] = format_tools(tools, f.losses)
-    return body, f.losses.items
