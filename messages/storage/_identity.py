@@ -59,7 +59,7 @@ class SessionIdentity:
     """The storage key: a single safe file name component, unique to this triple."""
 
     def __post_init__(self) -> None:
-        import hashlib  # here, not at import: it loads OpenSSL (~3 ms)
+        import hashlib  # here, not at import: it loads OpenSSL
 
         _check_name(self.agent, "agent")
         _check_name(self.session, "session")

@@ -35,7 +35,7 @@ def encode_rows(key: str, records: Sequence[Record]) -> list[str]:
         return [dumps_compact(r) for r in records]
     except (TypeError, ValueError, RecursionError):
         pass
-    # Slow path, only to say which record failed.
+    # Encoded again one by one, only to say which record failed.
     for i, r in enumerate(records):
         _check_one(r, key, i)
     raise StorageError("messages cannot be stored as JSON", where(key))  # pragma: no cover

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._message import Message
 from ..errors import DecodeError, OrderingError, StorageError, ValidationError
@@ -278,7 +278,6 @@ class ChatHistoryStorage:
                 f"backend returned {type(records).__name__}, expected a list", where(key)
             )
         msgs: list[Message] = []
-        append = msgs.append
         for i, record in enumerate(records):
             if type(record) is not dict:
                 raise StorageError(
@@ -290,7 +289,7 @@ class ChatHistoryStorage:
                 raise StorageError(exc.message, where(key, i, exc.path)) from None
             if not isinstance(m, Message):
                 raise StorageError("expected a message object", where(key, i))
-            append(m)
+            msgs.append(m)
         return msgs
 
     def _records(self, msgs: Sequence[Message]) -> list[Record]:
@@ -420,8 +419,8 @@ class ChatHistoryStorage:
                 revision = io.save_versioned(self._identity, plan.records, plan.expected)
                 self._saved(plan, revision, True)
             else:
-                # hot path: only the new messages are encoded and written; no
-                # snapshot of the whole history is taken.
+                # Only the new messages are encoded and written; no snapshot of
+                # the whole history is taken.
                 revision, current = io.append_versioned(self._identity, plan.records, plan.expected)
                 self._saved(plan, revision, current)
             return True
@@ -517,7 +516,7 @@ class ChatHistoryStorage:
         self._rewrite = True
 
 
-def _checked_truncation(kept: object) -> tuple[Message, ...] | None:
+def _checked_truncation(kept: Any) -> tuple[Message, ...] | None:
     """What a custom truncation returned, as a tuple of messages (None: keep all).
 
     Anything else is the callback's bug: a ValidationError naming it, before any
@@ -526,7 +525,7 @@ def _checked_truncation(kept: object) -> tuple[Message, ...] | None:
     if kept is None:
         return None
     try:
-        items = tuple(iter(kept))  # type: ignore[call-overload]
+        items = tuple(iter(kept))
     except TypeError:
         raise ValidationError(
             f"returned {type(kept).__name__}; expected a sequence of messages or None",

@@ -61,10 +61,9 @@ def _feed(hasher: hashlib.blake2b, records: Sequence[Record]) -> None:
 
     # Keys sorted: a store that reorders an object's keys (jsonb) holds the same data.
     dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
-    update = hasher.update
     for record in records:
-        update(dumps(record).encode("ascii"))
-        update(b"\n")
+        hasher.update(dumps(record).encode("ascii"))
+        hasher.update(b"\n")
 
 
 def digest(records: object) -> Revision:

@@ -30,8 +30,9 @@ file written before revisions existed has the digest of its bytes instead).
 ``save_versioned`` (what ChatHistoryStorage uses for a rewrite) reads the file
 under the lock and replaces it only when its revision is still the one the
 caller loaded: a rewrite never drops what another writer appended. ``save``
-replaces the session unconditionally. (A digest of every file read and written
-would cost an append at 10,000 messages ~10 ms of ~13; the header costs nothing.)
+replaces the session unconditionally. (The revision sits in the header because a
+digest of every file read and written would make hashing the bulk of an append to a
+long session; reading the header costs nothing.)
 """
 
 from __future__ import annotations
@@ -204,8 +205,8 @@ class JsonFileBackend:
                 before: Revision = None
             else:
                 before, stored = self._rows(identity, data)
-                # hot path: the rows are copies; holding the file's bytes too while
-                # writing cost ~0.8 ms of ~11 per append at 10,000 messages.
+                # The rows are copies: the file's bytes are let go before writing, so
+                # that an append to a long session holds one copy of it, not two.
                 del data
             seen = {_row_id(line, key, i) for i, line in enumerate(stored)}
             for record, row in zip(records, rows, strict=True):
@@ -260,7 +261,7 @@ class JsonFileBackend:
                 yield
             return
         # The lock file stays between writes: creating and removing it each time
-        # would cost ~100 us of file system metadata per save (~5 us to reuse it).
+        # would add file system metadata work to every save.
         fd = _lock_file(path, key)
         try:
             yield
@@ -304,15 +305,16 @@ class JsonFileBackend:
 
 def _digest(data: bytes) -> str:
     """The revision of a session file written before revisions existed."""
-    import hashlib  # here, not at import: it loads OpenSSL (~3 ms)
+    import hashlib  # here, not at import: it loads OpenSSL
 
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _row_id(line: bytes, key: str, index: int) -> str | None:
     """The id of a stored message row (None when it has no string id)."""
-    # hot path: every row this library writes starts with its id, which needs no
-    # JSON decoding when it holds no escape; anything else is decoded in full.
+    # An append reads the id of every stored row. Every row this library writes starts
+    # with its id, which needs no JSON decoding when it holds no escape; anything else
+    # is decoded in full.
     if line.startswith(_ID_START):
         end = line.find(b'"', 7)
         if end > 0:

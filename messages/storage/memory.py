@@ -46,8 +46,7 @@ class MemoryBackend:
                 return None, None
             rows = list(entry[1])
             revision = entry[2]
-        loads = json.loads
-        return [loads(row) for row in rows], revision
+        return [json.loads(row) for row in rows], revision
 
     def save(self, identity: SessionIdentity, records: Sequence[Record]) -> None:
         """Replace the session's messages."""

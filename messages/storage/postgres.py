@@ -311,7 +311,6 @@ def _load_op(sql: _Sql, identity: SessionIdentity) -> _Op[tuple[list[Record] | N
         return None, None
     revision, first, end = rows[0][0], rows[0][1], rows[0][2]
     records: list[Record] = []
-    append = records.append
     if rows[0][3] is not None:
         for i, row in enumerate(rows):
             if row[3] != first + i:
@@ -319,7 +318,7 @@ def _load_op(sql: _Sql, identity: SessionIdentity) -> _Op[tuple[list[Record] | N
                     "a stored message is missing before this one (its row was deleted?)",
                     where(key, i),
                 )
-            append(decode_row(row[4], key, i))
+            records.append(decode_row(row[4], key, i))
     if first + len(records) != end:
         raise StorageError(
             f"the session should hold {end - first} messages but {len(records)} are stored "
