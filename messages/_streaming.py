@@ -84,7 +84,7 @@ class ToolCallAccumulator:
         """Add one fragment."""
         try:
             fields = (delta.index, delta.id, delta.name, delta.arguments_delta)
-        except AttributeError:  # caught, not checked up front: feed runs once per fragment
+        except AttributeError:  # any object with a fragment's four fields is taken
             raise ValidationError(
                 f"expected a ToolCallDelta, got {type(delta).__name__}", "delta"
             ) from None

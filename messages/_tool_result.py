@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ._lazy import LazyModule
 from ._message import TOOL_PARTS, ToolResultMessage, check_content
-from ._parts import ContentPart
+from ._parts import ContentPart, TextPart
 from .errors import ValidationError
 
 TYPE_CHECKING = False
@@ -55,8 +55,6 @@ class ToolResult:
         c = self.content
         if type(c) is str:
             return c
-        from ._parts import TextPart
-
         return "".join([p.text for p in c if type(p) is TextPart])
 
     def to_message(self, **kwargs: Any) -> ToolResultMessage:
