@@ -8,6 +8,7 @@ conversations back to canonical messages. No provider module imports another.
 from __future__ import annotations
 
 import enum
+import functools
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -284,6 +285,7 @@ class CountingStream(StreamAccumulator):
 
 
 _ORIGIN_RE = None  # compiled on first use
+_F = TypeVar("_F", bound=Callable[..., Any])
 _P = TypeVar("_P", bound="Provider")
 
 
@@ -545,6 +547,26 @@ def format_error(exc: BaseException) -> ValidationError:
     )
 
 
+def parser(fn: _F) -> _F:
+    """Decorator for a parser entry point: it raises DecodeError and nothing else.
+
+    Parsers check what they read; this is the last line of defence, so that a
+    missed case, a hostile ``Mapping`` whose methods raise, or input nested too
+    deeply gives a DecodeError naming only the exception type, never its text.
+    """
+
+    @functools.wraps(fn)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DecodeError:
+            raise
+        except Exception as exc:
+            raise guard_error(exc) from None
+
+    return cast("_F", inner)
+
+
 def guard(path: str = "") -> Any:
     """Decorator turning any non-MessageError escape of a parser into DecodeError.
 
@@ -619,8 +641,6 @@ def make_response(
 
 
 # -- small readers and helpers shared by the provider modules ------------------------------
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: The loss note for reasoning another provider produced (signature-tied providers).
 DROP_OTHER_REASONING: Final = "dropped: reasoning is replayed only to the provider that produced it"

@@ -10,10 +10,9 @@ tool results, and the check that a stream event is of the format its stream read
 
 from __future__ import annotations
 
-import functools
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from ... import _build
 from ..._build import message, tool_call_message
@@ -41,11 +40,11 @@ from .._base import (
     count_at,
     foreign_state_losses,
     format_error,
-    guard_error,
     kept_unknown,
     key_items,
     kind_at,
     make_usage,
+    parser,
 )
 from .._cache_hints import lift_kept
 
@@ -86,8 +85,6 @@ __all__ = [
     "put_call_keys",
 ]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
 NO_DELTAS: tuple[StreamDelta, ...] = ()
 
 #: Chat-completions finish reasons (openai, groq, vllm and their dialects).
@@ -98,29 +95,6 @@ FINISH: Final = {
     "function_call": FinishReason.TOOL_CALLS,
     "content_filter": FinishReason.CONTENT_FILTER,
 }
-
-
-# -- the guard of every parser ---------------------------------------------------------
-
-
-def parser(fn: _F) -> _F:
-    """Decorator for a parser entry point: it raises DecodeError and nothing else.
-
-    Parsers check what they read; this is the last line of defence, so that a
-    missed case, a hostile ``Mapping`` whose methods raise, or input nested too
-    deeply gives a DecodeError naming only the exception type, never its text.
-    """
-
-    @functools.wraps(fn)
-    def inner(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise guard_error(exc) from None
-
-    return cast("_F", inner)
 
 
 # -- small readers -----------------------------------------------------------------------

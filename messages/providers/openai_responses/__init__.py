@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._message import Message
-from ...errors import DecodeError, MessageError
+from ...errors import MessageError
 from .._base import (
     GUARDED_ERRORS,
     ChatResponse,
@@ -46,6 +46,7 @@ from .._base import (
     Provider,
     StreamAccumulator,
     format_error,
+    parser,
 )
 from ._format import format_body
 from ._import import parse_messages
@@ -132,23 +133,15 @@ class OpenAIResponsesProvider(Provider):
         except GUARDED_ERRORS as exc:
             raise format_error(exc) from None
 
+    @parser
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a Response object (or an error body: finish_reason ERROR)."""
-        try:
-            return parse_response(body, self.tag)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise failure(exc) from None
+        return parse_response(body, self.tag)
 
+    @parser
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
         """Import a conversation written as a Responses request body (or its ``input`` list)."""
-        try:
-            return parse_messages(body_or_list, self.tag)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise failure(exc) from None
+        return parse_messages(body_or_list, self.tag)
 
 
 PROVIDER = OpenAIResponsesProvider()

@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ... import _build
+from ..._build import text_part
 from ..._cache import CacheHint
-from ..._fields import _KNOWN_MAX, _NAME_RE, known_tool_name
+from ..._fields import tool_name_ok
 from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._message import (
@@ -29,9 +30,10 @@ from ..._message import (
     ToolResultMessage,
     UserMessage,
 )
-from ..._parts import ContentPart, FilePart, ImagePart, ReasoningPart, parse_data_url
+from ..._parts import ContentPart, FilePart, ImagePart, ReasoningPart, TextPart, parse_data_url
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
+from .._base import opt_str_at
 from .._cache_hints import BREAKPOINT_KEY, lift_kept
 from ._read import (
     CALL_FIELDS,
@@ -63,7 +65,6 @@ __all__ = [
     "decode_user",
 ]
 
-_text_part = _build.text_part
 _NO_TEXT: Final = frozenset(("text",))
 _REASONING_TEXTS: Final = frozenset(("summary", "content", "encrypted_content"))
 _MESSAGE_FIELDS: Final = frozenset(("role", "content"))
@@ -82,17 +83,6 @@ def _own(tag: str, state: dict[str, Any]) -> FrozenDict:
 # -- calls ----------------------------------------------------------------------------
 
 
-def _name_ok(name: str) -> bool:
-    """True for a valid tool name; hot path: names seen valid are one set lookup."""
-    if name in known_tool_name:
-        return True
-    if _NAME_RE.fullmatch(name) is None:
-        return False
-    if len(known_tool_name) < _KNOWN_MAX:
-        known_tool_name.add(name)
-    return True
-
-
 def decode_call(
     item: Mapping[str, Any], path: str, tag: str, seed: str, position: int, cut: bool = False
 ) -> ToolCall | InvalidToolCall:
@@ -103,29 +93,24 @@ def decode_call(
     ``extras[tag]``. ``cut``: the stream ended inside this call.
     """
     call_id = item.get("call_id")
-    name = item.get("name")
-    if name.__class__ is not str:
-        name = opt_string(name, f"{path}.name")
+    name = opt_str_at(item, "name", path)
     raw = item.get("arguments")
-    if call_id.__class__ is not str or not call_id:
-        opt_string(call_id, f"{path}.call_id")
+    if not isinstance(call_id, str) or not call_id:
+        opt_str_at(item, "call_id", path)
         call_id = derive_call_id(
             DERIVED_ID_PREFIX, seed, position, name or "", raw if isinstance(raw, str) else ""
         )
-    extras = EMPTY
-    if len(item) > 4 or not CALL_FIELDS.issuperset(item):
-        rest = without(item, CALL_FIELDS, path)
-        if rest:
-            extras = FrozenDict({tag: rest})
+    rest = without(item, CALL_FIELDS, path)
+    extras = FrozenDict({tag: rest}) if rest else EMPTY
     args, text, error = arguments(raw, f"{path}.arguments")
     if cut:
         error = f"{path}: the stream ended before this call was complete"
-    elif error is None and (name is None or not _name_ok(name)):
+    elif error is None and (name is None or not tool_name_ok(name)):
         error = f"{path}.name: " + ("missing" if name is None else "invalid tool name")
     if error is not None or args is None or name is None:
         return _build.trusted(InvalidToolCall, call_id, name, text, error or path, extras)
     return _build.tool_call(
-        ToolCall, call_id, name, args, extras, raw if raw.__class__ is str else None
+        ToolCall, call_id, name, args, extras, raw if isinstance(raw, str) else None
     )
 
 
@@ -142,23 +127,10 @@ def _repeated(
 
 # -- assistant turns ------------------------------------------------------------------
 
-# hot path: the usual output_text part ({type, text, annotations: [], logprobs: []}):
-# its skeleton is one shared constant per key order (~1 us of freezing saved a part)
-_EMPTY_SKELETONS: dict[tuple[Any, ...], FrozenDict] = {}
-
 
 def _skeleton(p: Mapping[str, Any], where: str) -> FrozenDict:
     """A text part without its text (what the layout keeps of it)."""
-    keys = (p["type"], *p)
-    for k, v in p.items():
-        if not (v.__class__ is list and not v) and k not in _TEXT_FIELDS:
-            return without(p, _NO_TEXT, where)
-    skeleton = _EMPTY_SKELETONS.get(keys)
-    if skeleton is None:
-        skeleton = without(p, _NO_TEXT, where)
-        if len(_EMPTY_SKELETONS) < 64:
-            _EMPTY_SKELETONS[keys] = skeleton
-    return skeleton
+    return without(p, _NO_TEXT, where)
 
 
 def _message_entry(
@@ -173,8 +145,8 @@ def _message_entry(
         raise DecodeError(f"expected role 'assistant', got {ident(role)}", f"{path}.role")
     head = without(item, _CONTENT, path)
     content = item.get("content")
-    if content.__class__ is str:
-        parts.append(_text_part(content))
+    if isinstance(content, str):
+        parts.append(text_part(content))
         return FrozenDict({"message": head}), len(head) == 1
     if content is None:
         return FrozenDict({"message": head, "parts": ()}), False
@@ -184,7 +156,7 @@ def _message_entry(
         p = mapping(raw, where)
         t = p.get("type")
         if t in TEXT_PARTS:
-            parts.append(_text_part(string(p.get("text"), f"{where}.text")))
+            parts.append(text_part(string(p.get("text"), f"{where}.text")))
             skeleton.append(_skeleton(p, where))
         else:
             if t == "refusal":
@@ -234,82 +206,131 @@ def decode_turn(
 
     ``cut``: positions of calls the stream ended inside (they become invalid calls).
     """
-    parts: list[ContentPart] = []
-    calls: list[ToolCall] = []
-    invalid: list[InvalidToolCall] = []
-    layout: list[FrozenDict] = []
-    unknown: list[FrozenDict] = []
-    refusals: list[str] = []
-    reasoned = False
-    plain = True  # formatting without a layout gives these items back
-    texts = 0
-    ids: set[str] | None = None
+    turn = _Turn(tag, seed, cut)
     for k, (item, path) in enumerate(items):
+        turn.add(item, path, k)
+    return turn.message(metadata, response_id)
+
+
+class _Turn:
+    """An assistant message being read from its items: its parts and calls, the layout of
+    the items and the items kept whole."""
+
+    __slots__ = (
+        "calls",
+        "cut",
+        "ids",
+        "invalid",
+        "layout",
+        "parts",
+        "plain",
+        "reasoned",
+        "refusals",
+        "seed",
+        "tag",
+        "texts",
+        "unknown",
+    )
+
+    def __init__(self, tag: str, seed: str, cut: frozenset[int]) -> None:
+        self.tag = tag
+        self.seed = seed
+        self.cut = cut
+        self.parts: list[ContentPart] = []
+        self.calls: list[ToolCall] = []
+        self.invalid: list[InvalidToolCall] = []
+        self.ids: set[str] = set()
+        self.layout: list[FrozenDict] = []
+        self.unknown: list[FrozenDict] = []
+        self.refusals: list[str] = []
+        self.reasoned = False
+        self.plain = True  # formatting without a layout gives these items back
+        self.texts = 0  # message items read
+
+    def add(self, item: Mapping[str, Any], path: str, k: int) -> None:
+        """Item ``k`` of the run, at ``path``."""
         t = item.get("type")
         if t == "function_call":
-            call = decode_call(item, path, tag, seed, k, k in cut)
-            if calls or invalid:
-                if ids is None:
-                    ids = {c.id for c in calls} | {c.id for c in invalid}
-                if call.id in ids:
-                    call = _repeated(call, path, seed, k)
-                ids.add(call.id)
-            if isinstance(call, ToolCall):
-                calls.append(call)
-            else:
-                invalid.append(call)
-            layout.append(FrozenDict({"call": call.id}))
+            self.call(item, path, k)
         elif t == "message" or (t is None and "role" in item):
-            entry, easy = _message_entry(item, path, parts, refusals)
-            # an empty text (pydantic-ai sends {"role": "assistant", "content": ""} before
-            # its calls) is written back only from the layout
-            if not easy or texts or calls or invalid or reasoned or not item["content"]:
-                plain = False
-            texts += 1
-            layout.append(entry)
+            self.text(item, path)
         elif t == "reasoning":
-            layout.append(_reasoning_entry(item, path, tag, parts))
-            reasoned = True
-            plain = False
+            self.layout.append(_reasoning_entry(item, path, self.tag, self.parts))
+            self.reasoned = True
+            self.plain = False
         else:
-            if t is not None and not isinstance(t, str):
-                raise DecodeError("item type must be a string", f"{path}.type")
-            unknown.append(
-                FrozenDict(
-                    {
-                        "index": k,
-                        "path": path,
-                        "type": kind(t) if t is not None else "item_reference",
-                        "value": frozen(item, path),
-                    }
-                )
+            self.other(item, path, k, t)
+
+    def call(self, item: Mapping[str, Any], path: str, k: int) -> None:
+        call = decode_call(item, path, self.tag, self.seed, k, k in self.cut)
+        if call.id in self.ids:
+            call = _repeated(call, path, self.seed, k)
+        self.ids.add(call.id)
+        if isinstance(call, ToolCall):
+            self.calls.append(call)
+        else:
+            self.invalid.append(call)
+        self.layout.append(FrozenDict({"call": call.id}))
+
+    def text(self, item: Mapping[str, Any], path: str) -> None:
+        entry, easy = _message_entry(item, path, self.parts, self.refusals)
+        # an empty text (pydantic-ai sends {"role": "assistant", "content": ""} before
+        # its calls) is written back only from the layout
+        first = not (self.texts or self.calls or self.invalid or self.reasoned)
+        if not (easy and first and item["content"]):
+            self.plain = False
+        self.texts += 1
+        self.layout.append(entry)
+
+    def other(self, item: Mapping[str, Any], path: str, k: int, t: object) -> None:
+        """An item this package does not model: kept whole, sent back in its place."""
+        if t is not None and not isinstance(t, str):
+            raise DecodeError("item type must be a string", f"{path}.type")
+        record = {
+            "index": k,
+            "path": path,
+            "type": kind(t) if t is not None else "item_reference",
+            "value": frozen(item, path),
+        }
+        self.unknown.append(FrozenDict(record))
+        self.plain = False
+
+    def message(
+        self, metadata: FrozenDict, response_id: str | None
+    ) -> tuple[AssistantMessage, str | None]:
+        """The message read, and its refusal text."""
+        state: dict[str, Any] = {}
+        if not self.plain:
+            state[ITEMS] = tuple(self.layout)
+        if self.unknown:
+            state[UNKNOWN] = tuple(self.unknown)
+        refusal = "".join(self.refusals) if self.refusals else None
+        if refusal is not None:
+            state[REFUSAL] = refusal
+        if response_id is not None:
+            state[RESPONSE_ID] = response_id
+        extras = _own(self.tag, state)
+        parts = self.parts
+        content: str | tuple[ContentPart, ...] | None
+        if len(parts) == 1 and isinstance(parts[0], TextPart):
+            content = parts[0].text
+        elif parts:
+            content = tuple(parts)
+        else:
+            content = None if self.calls or self.invalid else ""
+        if self.calls or self.invalid:
+            message: AssistantMessage = _build.tool_call_message(
+                ToolCallMessage,
+                tuple(self.calls),
+                content,
+                tuple(self.invalid),
+                None,
+                metadata,
+                extras,
             )
-            plain = False
-    state: dict[str, Any] = {}
-    if not plain:
-        state[ITEMS] = tuple(layout)
-    if unknown:
-        state[UNKNOWN] = tuple(unknown)
-    refusal = "".join(refusals) if refusals else None
-    if refusal is not None:
-        state[REFUSAL] = refusal
-    if response_id is not None:
-        state[RESPONSE_ID] = response_id
-    extras = _own(tag, state)
-    content: Any
-    if not reasoned and len(parts) == 1:
-        content = parts[0].text  # type: ignore[union-attr]
-    elif parts:
-        content = tuple(parts)
-    else:
-        content = None if calls or invalid else ""
-    if calls or invalid:
-        message: AssistantMessage = _build.tool_call_message(
-            ToolCallMessage, tuple(calls), content, tuple(invalid), None, metadata, extras
-        )
-    else:
-        message = _build.message(AssistantMessage, content, None, metadata, extras)
-    return message, refusal
+        else:
+            message = _build.message(AssistantMessage, content, None, metadata, extras)
+        return message, refusal
 
 
 # -- user content, tool results, system messages ---------------------------------------
@@ -368,7 +389,7 @@ def decode_parts(
         t = p.get("type")
         part: ContentPart | None
         if t == "input_text":
-            part = _text_part(string(p.get("text"), f"{where}.text"))
+            part = text_part(string(p.get("text"), f"{where}.text"))
             keys = {k: v for k, v in p.items() if k not in _TEXT_FIELDS} if len(p) > 2 else {}
         elif t == "input_image":
             part, keys = _image(p, where)
@@ -397,7 +418,7 @@ def _content_state(
     content = item.get(key)
     state: dict[str, Any] = {}
     cache = None
-    if content.__class__ is str:
+    if isinstance(content, str):
         value: Any = content
     else:
         if content is None:
@@ -409,10 +430,9 @@ def _content_state(
                 state[KEYS] = tuple(kept)
         if unknown:
             state[UNKNOWN] = tuple(unknown)
-    if len(item) > len(fields) or not fields.issuperset(item):
-        rest = without(item, fields, path)
-        if rest:
-            state[ITEM] = rest
+    rest = without(item, fields, path)
+    if rest:
+        state[ITEM] = rest
     return value, _own(tag, state), cache
 
 
@@ -437,7 +457,7 @@ def decode_system(
     content = item.get("content")
     state: dict[str, Any] = {}
     cache = None
-    if content.__class__ is str:
+    if isinstance(content, str):
         text: str = content
     else:
         if content is None:
@@ -459,10 +479,9 @@ def decode_system(
             cache = lift_kept(kept, len(texts) - 1, BREAKPOINT_KEY)
             if kept:
                 state[KEYS] = tuple(kept)
-    if len(item) > 2 or not _MESSAGE_FIELDS.issuperset(item):
-        rest = without(item, _MESSAGE_FIELDS, path)
-        if rest:
-            state[ITEM] = rest
+    rest = without(item, _MESSAGE_FIELDS, path)
+    if rest:
+        state[ITEM] = rest
     if leading:
         state[INPUT] = True
     extras = _own(tag, state)

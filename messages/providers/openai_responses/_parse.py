@@ -37,13 +37,6 @@ _STATUS: Final = {
 
 _UNFINISHED: Final = frozenset(("in_progress", "queued", None))
 
-#: Output item paths, made once (hot path: a response has a few items).
-_PATHS: Final = tuple(f"output[{k}]" for k in range(64))
-
-
-def _path(k: int) -> str:
-    return _PATHS[k] if k < 64 else f"output[{k}]"
-
 
 def parse_response(
     body: Mapping[str, Any],
@@ -58,40 +51,17 @@ def parse_response(
     ``truncated`` the error of a stream that ended before its last event.
     """
     b = mapping(body, "")
-    output = b.get("output")
-    rid = b.get("id")
-    if rid.__class__ is not str:
-        rid = opt_string(rid, "id")
-    model = b.get("model")
-    if model.__class__ is not str:
-        model = opt_string(model, "model")
+    rid = opt_string(b.get("id"), "id")
+    model = opt_string(b.get("model"), "model")
     raw_error = b.get("error")
-    if output is None:
-        if raw_error is None and b.get("object") != "response" and "status" not in b:
-            raise DecodeError("no output: not a Response object", "output")
-        output = ()
-    elif output.__class__ is not list and not isinstance(output, (list, tuple)):
-        raise DecodeError("expected an array of output items", "output")
-    items = []
-    for k, item in enumerate(output):
-        path = _path(k)
-        items.append((item if item.__class__ is dict else mapping(item, path), path))
+    items = _output(b, raw_error is None)
     u = usage(b.get("usage"), "usage")
     error: str | None = None
     details: FrozenDict | None = None
     if raw_error is not None:
         error, details = error_details(raw_error, "error")
-    status = b.get("status")
-    if status.__class__ is not str:
-        status = opt_string(status, "status")
-    reason = None
-    if status == "incomplete":
-        incomplete = b.get("incomplete_details")
-        if incomplete is not None:
-            reason = opt_string(
-                mapping(incomplete, "incomplete_details").get("reason"),
-                "incomplete_details.reason",
-            )
+    status = opt_string(b.get("status"), "status")
+    reason = _incomplete_reason(b) if status == "incomplete" else None
     meta: FrozenDict = EMPTY
     if u is not None:
         meta = FrozenDict({"usage": FrozenDict(u.to_dict())})
@@ -100,24 +70,52 @@ def parse_response(
     message, refusal = decode_turn(
         items, tag, rid or model or "", metadata=meta, response_id=rid, cut=cut
     )
+    called = bool(message.tool_calls or message.invalid_tool_calls)
     if truncated is not None:
-        finish = FinishReason.ERROR
-        error = error or truncated
-    elif status == "completed" or (status is None and error is None):
-        finish = (
-            FinishReason.TOOL_CALLS
-            if message.tool_calls or message.invalid_tool_calls
-            else FinishReason.STOP
-        )
-    elif status == "incomplete":
-        finish = _INCOMPLETE.get(reason, FinishReason.OTHER)  # type: ignore[arg-type]
-    elif error is not None:
-        finish = FinishReason.ERROR
+        finish, error = FinishReason.ERROR, error or truncated
     else:
-        finish = _STATUS.get(status, FinishReason.OTHER)  # type: ignore[arg-type]
-    if finish is FinishReason.ERROR and error is None:
-        error = f"response {status}"
+        finish = _finish(status, reason, error, called)
+        if finish is FinishReason.ERROR and error is None:
+            error = f"response {status}"
     raw = reason or status
     if truncated is not None and status in _UNFINISHED:
         raw = None  # a stream that never finished has no finish reason of its own
     return make_response(message, finish, u, model, (), raw, refusal, rid, error)
+
+
+def _output(b: Mapping[str, Any], no_error: bool) -> list[tuple[Mapping[str, Any], str]]:
+    """The ``output`` items of a Response, each with its path (none in an error body)."""
+    output = b.get("output")
+    if output is None:
+        if no_error and b.get("object") != "response" and "status" not in b:
+            raise DecodeError("no output: not a Response object", "output")
+        return []
+    if not isinstance(output, (list, tuple)):
+        raise DecodeError("expected an array of output items", "output")
+    items = []
+    for k, item in enumerate(output):
+        path = f"output[{k}]"
+        items.append((mapping(item, path), path))
+    return items
+
+
+def _incomplete_reason(b: Mapping[str, Any]) -> str | None:
+    """Why an incomplete response stopped (``incomplete_details.reason``)."""
+    incomplete = b.get("incomplete_details")
+    if incomplete is None:
+        return None
+    reason = mapping(incomplete, "incomplete_details").get("reason")
+    return opt_string(reason, "incomplete_details.reason")
+
+
+def _finish(
+    status: str | None, reason: str | None, error: str | None, called: bool
+) -> FinishReason:
+    """The finish reason of a response's status (see the module docstring)."""
+    if status == "completed" or (status is None and error is None):
+        return FinishReason.TOOL_CALLS if called else FinishReason.STOP
+    if status == "incomplete":
+        return _INCOMPLETE.get(reason or "", FinishReason.OTHER)
+    if error is not None:
+        return FinishReason.ERROR
+    return _STATUS.get(status or "", FinishReason.OTHER)

@@ -34,12 +34,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ..._frozen import EMPTY, SCALARS, FrozenDict, freeze
+from ..._frozen import EMPTY, FrozenDict, freeze
 from ..._json import json_type, loads
 from ..._part_codec import object_text
 from ...errors import DecodeError, MessageError, ValidationError
 from .. import PROVIDERS
-from .._base import Usage, make_usage
+from .._base import Usage, count_at, make_usage, raw_json_text
 
 __all__ = [
     "NAME",
@@ -87,23 +87,20 @@ def failure(exc: BaseException, path: str = "") -> DecodeError:
 
 def mapping(value: Any, path: str) -> Mapping[str, Any]:
     """``value`` if it is a JSON object, else DecodeError at ``path``."""
-    # hot path: decoded JSON objects are plain dicts; the ABC check is the fallback
-    if value.__class__ is dict or isinstance(value, Mapping):
+    if isinstance(value, Mapping):
         return value
     raise DecodeError(f"expected an object, got {json_type(value)}", path)
 
 
 def array(value: Any, path: str) -> Sequence[Any]:
     """``value`` if it is a JSON array, else DecodeError at ``path``."""
-    if value.__class__ is list or isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)):
         return value
     raise DecodeError(f"expected an array, got {json_type(value)}", path)
 
 
 def string(value: Any, path: str) -> str:
     """``value`` if it is a string, else DecodeError (``missing`` for null)."""
-    if value.__class__ is str:
-        return value
     if isinstance(value, str):
         return str(value)
     if value is None:
@@ -113,22 +110,7 @@ def string(value: Any, path: str) -> str:
 
 def opt_string(value: Any, path: str) -> str | None:
     """``value`` if it is a string or null, else DecodeError."""
-    if value is None or value.__class__ is str:
-        return value
-    return string(value, path)
-
-
-def count(value: Any, path: str) -> int | None:
-    """A token count: a non-negative integer or null."""
-    if value is None or (value.__class__ is int and value >= 0):
-        return value
-    if isinstance(value, float) and value.is_integer() and value >= 0:
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DecodeError(f"expected an integer, got {json_type(value)}", path)
-    if value < 0:
-        raise DecodeError("expected a non-negative integer", path)
-    return int(value)
+    return None if value is None else string(value, path)
 
 
 def frozen(value: Any, path: str) -> Any:
@@ -142,13 +124,8 @@ def frozen(value: Any, path: str) -> Any:
 def without(item: Mapping[str, Any], drop: frozenset[str], path: str) -> FrozenDict:
     """The keys of ``item`` outside ``drop``, frozen (EMPTY when there are none)."""
     rest = {k: v for k, v in item.items() if k not in drop}
-    if not rest:
-        return EMPTY
-    # hot path: item keys (ids, status, type) are scalars: one C copy, no freeze walk
-    for v in rest.values():
-        if v.__class__ not in SCALARS:
-            return frozen(rest, path)  # type: ignore[no-any-return]
-    return FrozenDict(rest)
+    kept: FrozenDict = frozen(rest, path) if rest else EMPTY
+    return kept
 
 
 def arguments(raw: Any, path: str) -> tuple[FrozenDict | None, str, str | None]:
@@ -159,38 +136,36 @@ def arguments(raw: Any, path: str) -> tuple[FrozenDict | None, str, str | None]:
     (an invalid call, kept as written). An object (some servers send one) is
     frozen; another type is a DecodeError.
     """
-    if raw.__class__ is str:
-        args = object_text(raw)  # hot path: the C scanner directly (see _part_codec)
-        if args is not None:
-            return args, raw, None
-        if not raw or raw.isspace():
-            return EMPTY, raw, None
-        try:
-            value = loads(raw)
-        except DecodeError as exc:
-            return None, raw, f"{path}: {exc.message}"
-        if value.__class__ is not dict:
-            return None, raw, f"{path}: arguments are not a JSON object"
-        try:
-            return freeze(value), raw, None
-        except ValidationError as exc:
-            return None, raw, f"{path}: {exc.message}"
     if raw is None:
         return EMPTY, "", None
-    if isinstance(raw, Mapping):
-        import json
-
-        try:
-            text = json.dumps(raw, separators=(",", ":"), ensure_ascii=False)
-        except (TypeError, ValueError, RecursionError):
-            text = ""
-        try:
-            return freeze(raw), text, None
-        except ValidationError as exc:
-            return None, text, f"{path}: {exc.message}"
     if isinstance(raw, str):
-        return arguments(str(raw), path)
-    raise DecodeError(f"expected a JSON string, got {json_type(raw)}", path)
+        return _text_arguments(str(raw), path)
+    if not isinstance(raw, Mapping):
+        raise DecodeError(f"expected a JSON string, got {json_type(raw)}", path)
+    text = raw_json_text(raw)
+    try:
+        return freeze(raw), text, None
+    except ValidationError as exc:
+        return None, text, f"{path}: {exc.message}"
+
+
+def _text_arguments(raw: str, path: str) -> tuple[FrozenDict | None, str, str | None]:
+    """``arguments`` given as text (the usual case: exactly an object's text)."""
+    args = object_text(raw)
+    if args is not None:
+        return args, raw, None
+    if not raw or raw.isspace():
+        return EMPTY, raw, None
+    try:
+        value = loads(raw)
+    except DecodeError as exc:
+        return None, raw, f"{path}: {exc.message}"
+    if not isinstance(value, dict):
+        return None, raw, f"{path}: arguments are not a JSON object"
+    try:
+        return freeze(value), raw, None
+    except ValidationError as exc:
+        return None, raw, f"{path}: {exc.message}"
 
 
 def error_details(value: Any, path: str) -> tuple[str, FrozenDict]:
@@ -212,34 +187,21 @@ def usage(raw: Any, path: str) -> Usage | None:
     if raw is None:
         return None
     u = mapping(raw, path)
-    inp = u.get("input_tokens")
-    if inp.__class__ is not int or inp < 0:
-        inp = count(inp, f"{path}.input_tokens") or 0
-    out = u.get("output_tokens")
-    if out.__class__ is not int or out < 0:
-        out = count(out, f"{path}.output_tokens") or 0
-    total = u.get("total_tokens")
-    if total.__class__ is not int or total < 0:
-        total = count(total, f"{path}.total_tokens")
-        if total is None:
-            total = inp + out
-    cached = written = reasoning = None
-    details = u.get("input_tokens_details")
-    if details is not None:
-        d = mapping(details, f"{path}.input_tokens_details")
-        cached = d.get("cached_tokens")
-        if cached is not None and (cached.__class__ is not int or cached < 0):
-            cached = count(cached, f"{path}.input_tokens_details.cached_tokens")
-        written = d.get("cache_write_tokens")
-        if written is not None and (written.__class__ is not int or written < 0):
-            written = count(written, f"{path}.input_tokens_details.cache_write_tokens")
-    details = u.get("output_tokens_details")
-    if details is not None:
-        d = mapping(details, f"{path}.output_tokens_details")
-        reasoning = d.get("reasoning_tokens")
-        if reasoning is not None and (reasoning.__class__ is not int or reasoning < 0):
-            reasoning = count(reasoning, f"{path}.output_tokens_details.reasoning_tokens")
-    return make_usage(inp, out, total, cached, written, reasoning)
+    inp = count_at(u, "input_tokens", path) or 0
+    out = count_at(u, "output_tokens", path) or 0
+    total = count_at(u, "total_tokens", path)
+    inputs = _details(u, "input_tokens_details", path)
+    outputs = _details(u, "output_tokens_details", path)
+    cached = count_at(inputs, "cached_tokens", path, "input_tokens_details")
+    written = count_at(inputs, "cache_write_tokens", path, "input_tokens_details")
+    reasoning = count_at(outputs, "reasoning_tokens", path, "output_tokens_details")
+    return make_usage(inp, out, inp + out if total is None else total, cached, written, reasoning)
+
+
+def _details(u: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any]:
+    """A usage's details object (EMPTY when absent)."""
+    details = u.get(key)
+    return EMPTY if details is None else mapping(details, f"{path}.{key}")
 
 
 _PROVIDER_NAMES: Final = frozenset((*PROVIDERS, NAME))

@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from ... import _build
+from ..._build import stream_delta, tool_call_delta
 from ..._frozen import thaw
 from ..._json import json_type
 from ..._streaming import ToolCallDelta
 from ...errors import DecodeError
-from .._base import ChatResponse, CountingStream, StreamDelta
+from .._base import ChatResponse, CountingStream, StreamDelta, parser
 from ._parse import parse_response
-from ._read import error_details, failure, mapping, opt_string, string
+from ._read import error_details, mapping, opt_string, string
 
 __all__ = ["ResponsesStream"]
 
@@ -47,25 +47,18 @@ _ANTHROPIC: Final = frozenset(
 )
 _TRUNCATED: Final = "stream ended before response.completed (truncated)"
 
-_new_delta = _build.stream_delta
-_new_call_delta = _build.tool_call_delta
-
 
 def _text(kind: str, text: str) -> StreamDelta:
-    return _new_delta(StreamDelta, kind, text, None)
+    return stream_delta(StreamDelta, kind, text, None)
 
 
 def _call(index: int, call_id: str | None, name: str | None, args: str | None) -> StreamDelta:
-    return _new_delta(
-        StreamDelta,
-        "tool_call",
-        "",
-        _new_call_delta(ToolCallDelta, index, call_id, name, args),
-    )
+    call = tool_call_delta(ToolCallDelta, index, call_id, name, args)
+    return stream_delta(StreamDelta, "tool_call", "", call)
 
 
 def _index(value: Any, path: str) -> int:
-    if value.__class__ is int and value >= 0:
+    if type(value) is int and value >= 0:
         return value
     raise DecodeError(f"expected an integer >= 0, got {json_type(value)}", path)
 
@@ -155,28 +148,22 @@ class ResponsesStream(CountingStream):
         self._calls = 0
         self._events = 0
 
+    @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one event; returns the text, reasoning and tool-call deltas it carried."""
-        try:
-            if event.__class__ is not dict:
-                given: Any = event
-                if given == "[DONE]":  # the chat-completions sentinel, if a caller passes it on
-                    return _NONE
-                event = mapping(given, "")
-            self._events += 1
-            kind = event.get("type")
-            if kind.__class__ is str:
-                handler = _HANDLERS.get(kind)
-                if handler is not None:
-                    return handler(self, event)
-            return self._other(event, kind)
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise failure(exc) from None
+        given: object = event
+        if given == "[DONE]":  # the chat-completions sentinel, if a caller passes it on
+            return _NONE
+        event = mapping(event, "")
+        self._events += 1
+        kind = event.get("type")
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            return handler(self, event)
+        return self._other(event, kind)
 
     def _other(self, event: Mapping[str, Any], kind: Any) -> tuple[StreamDelta, ...]:
-        if kind.__class__ is str:
+        if isinstance(kind, str):
             if kind in _TERMINAL:
                 self._response = mapping(event.get("response"), "response")
                 self._terminal = True
@@ -212,7 +199,7 @@ class ResponsesStream(CountingStream):
     def _slot(self, event: Mapping[str, Any], kind: str) -> _Item:
         """The item an event is about, by ``item_id``, else ``output_index``."""
         iid = event.get("item_id")
-        if iid.__class__ is str:
+        if isinstance(iid, str):
             slot = self._by_id.get(iid)
             if slot is not None:
                 return slot
@@ -246,7 +233,7 @@ class ResponsesStream(CountingStream):
         slot = _Item(item)
         self._items[index] = slot
         iid = item.get("id")
-        if iid.__class__ is str:
+        if isinstance(iid, str):
             self._by_id[iid] = slot
         if item.get("type") == "function_call":
             slot.call = self._calls
@@ -264,7 +251,7 @@ class ResponsesStream(CountingStream):
         else:  # an event for the item came first: keep what it streamed
             slot.item = {**slot.item, **item}
             iid = item.get("id")
-            if iid.__class__ is str:
+            if isinstance(iid, str):
                 self._by_id[iid] = slot
         if item.get("type") != "function_call":
             return _NONE
@@ -285,7 +272,7 @@ class ResponsesStream(CountingStream):
         slot.item = item
         slot.done = True
         iid = item.get("id")
-        if iid.__class__ is str:
+        if isinstance(iid, str):
             self._by_id[iid] = slot
         if slot.streamed:
             return _NONE
@@ -349,21 +336,12 @@ class ResponsesStream(CountingStream):
         return _NONE
 
     def _text_delta(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
-        # hot path: one routed append and one delta per event
-        delta = event.get("delta")
-        if delta.__class__ is not str:
-            delta = string(delta, "delta")
+        delta = string(event.get("delta"), "delta")
         slot = self._slot(event, "message")
-        ci = event.get("content_index")
-        if ci.__class__ is not int or ci < 0:
-            ci = _index(ci, "content_index")
-        chunks = slot.chunks.get(("text", ci))
-        if chunks is None:
-            slot.chunks[("text", ci)] = [delta]
-        else:
-            chunks.append(delta)
+        ci = _index(event.get("content_index"), "content_index")
+        slot.chunks.setdefault(("text", ci), []).append(delta)
         slot.streamed = True
-        return (_new_delta(StreamDelta, "text", delta, None),)
+        return (_text("text", delta),)
 
     def _refusal_delta(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         delta = string(event.get("delta"), "delta")
@@ -374,38 +352,28 @@ class ResponsesStream(CountingStream):
         return _NONE
 
     def _summary_delta(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
-        delta = event.get("delta")
-        if delta.__class__ is not str:
-            delta = string(delta, "delta")
+        delta = string(event.get("delta"), "delta")
         slot = self._slot(event, "reasoning")
         si = _index(event.get("summary_index"), "summary_index")
         slot.chunks.setdefault(("summary", si), []).append(delta)
         slot.streamed = True
-        return (_new_delta(StreamDelta, "reasoning", delta, None),)
+        return (_text("reasoning", delta),)
 
     def _reasoning_delta(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
-        delta = event.get("delta")
-        if delta.__class__ is not str:
-            delta = string(delta, "delta")
+        delta = string(event.get("delta"), "delta")
         slot = self._slot(event, "reasoning")
         ci = _index(event.get("content_index"), "content_index")
         slot.chunks.setdefault(("reasoning", ci), []).append(delta)
         slot.streamed = True
-        return (_new_delta(StreamDelta, "reasoning", delta, None),)
+        return (_text("reasoning", delta),)
 
     def _arguments_delta(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
-        delta = event.get("delta")
-        if delta.__class__ is not str:
-            delta = string(delta, "delta")
+        delta = string(event.get("delta"), "delta")
         slot = self._slot(event, "function_call")
         if slot.call < 0:
             slot.call = self._calls
             self._calls += 1
-        chunks = slot.chunks.get(("arguments", 0))
-        if chunks is None:
-            slot.chunks[("arguments", 0)] = [delta]
-        else:
-            chunks.append(delta)
+        slot.chunks.setdefault(("arguments", 0), []).append(delta)
         slot.streamed = True
         return (_call(slot.call, None, None, delta),)
 
@@ -438,16 +406,9 @@ class ResponsesStream(CountingStream):
 
     # -- the end -----------------------------------------------------------------------
 
+    @parser
     def finish(self) -> ChatResponse:
         """The response assembled from every event fed so far."""
-        try:
-            return self._finish()
-        except DecodeError:
-            raise
-        except Exception as exc:
-            raise failure(exc) from None
-
-    def _finish(self) -> ChatResponse:
         body: dict[str, Any] = dict(self._response) if self._response is not None else {}
         output = body.get("output")
         cut: frozenset[int] = frozenset()
