@@ -68,20 +68,13 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
     "redacted_thinking": frozenset(("type", "data")),
 }
 
-# Every character str.isspace() accepts (a test holds the two equal): the API
-# rejects text that has nothing else ("text content blocks must contain
-# non-whitespace text") and a final assistant turn that ends in one.
-SPACES = frozenset(
-    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
-    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 BLANK_RULE = "dropped: Anthropic rejects text with nothing but whitespace"
 
 
 def blank(text: str) -> bool:
-    """True for text of whitespace only (not for ""): what Anthropic rejects."""
-    # hot path: one set lookup decides nearly every text (its last character)
-    return bool(text) and text[-1] in SPACES and text.isspace()
+    """True for text of whitespace only (not for ""): the API rejects text that has
+    nothing else ("text content blocks must contain non-whitespace text")."""
+    return text.isspace()
 
 
 def is_state_key(key: object) -> bool:
@@ -121,8 +114,7 @@ def state_extras(tag: str, inner: Mapping[str, Any]) -> FrozenDict:
 def count(usage: Mapping[str, Any], key: str, path: str) -> int | None:
     """A token count of ``usage`` (a non-negative int, or None when absent)."""
     value = usage.get(key)
-    # hot path: a plain non-negative int needs no further checks
-    if value.__class__ is int and value >= 0:
+    if type(value) is int and value >= 0:  # the path is made only for the others
         return value
     return opt_int(value, f"{path}.{key}")
 

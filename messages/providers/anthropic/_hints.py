@@ -30,14 +30,12 @@ from .._cache_hints import (
 
 if TYPE_CHECKING:
     from ..._cache import CacheHint
-    from ..._message import Message
 
 __all__ = [
     "THINKING",
     "hinted",
     "lift",
     "limit_breakpoints",
-    "mark_turn",
     "mixed_ttls",
     "needs_limit",
     "unmark",
@@ -58,7 +56,7 @@ def _markable(block: Any) -> bool:
     return block is not None and block.get("type") not in THINKING
 
 
-def _place(
+def hinted(
     content: Any,
     hint: CacheHint,
     i: int,
@@ -66,8 +64,11 @@ def _place(
     losses: Losses,
     start: int = 0,
 ) -> Any:
-    """``content`` with the hint of message ``i`` on its last markable block (from
-    ``start``), noted in ``marks``, or the Loss that says why not."""
+    """A message's content (a string or blocks) with its hint on its last block (from
+    ``start``: a ToolCallMessage's blocks are the last of its turn's) that is not
+    thinking, noted in ``marks``, or the Loss that says why not. A string becomes a
+    text block; a block that has a ``cache_control`` (kept from a request) keeps its
+    own (a Loss when it differs)."""
     value = control(hint)
     content, placed = mark_last(content, CONTROL_KEY, value, "text", _markable, start)
     if placed is None and any(b is not None for b in content[start:]):
@@ -75,36 +76,6 @@ def _place(
     elif not missed(losses, i, placed, value, CONTROL_KEY, _NO_CONTENT):
         marks.append((i, value))
     return content
-
-
-def hinted(
-    content: Any,
-    hint: CacheHint,
-    i: int,
-    marks: list[tuple[int, dict[str, Any]]],
-    losses: Losses,
-) -> Any:
-    """A message's content (a string or blocks) with its hint on its last block that is
-    not thinking (a string becomes a text block); a block that has a ``cache_control``
-    (kept from a request) keeps its own (a Loss when it differs)."""
-    return _place(content, hint, i, marks, losses)
-
-
-def mark_turn(
-    blocks: list[Any],
-    content: Any,
-    m: Message,
-    i: int,
-    marks: list[tuple[int, dict[str, Any]]],
-    losses: Losses,
-) -> None:
-    """A ToolCallMessage's hint on the last of its blocks that is not thinking (its
-    blocks are the last of ``blocks``; ``content`` is what its content gave), in their
-    wire order."""
-    n = len(m.tool_calls) + len(m.invalid_tool_calls)
-    if content:
-        n += 1 if content.__class__ is str else len(content)
-    _place(blocks, m.cache, i, marks, losses, len(blocks) - n)  # type: ignore[arg-type]
 
 
 def unmark(
@@ -146,15 +117,15 @@ def limit_breakpoints(
     owner = {id(value): i for i, value in marks}
     found: list[tuple[dict[str, Any], int | None]] = []
     system = body.get("system")
-    if system.__class__ is list:
+    if type(system) is list:
         for block in system:
             collect_control(block, owner, found)
     for turn in body["messages"]:
         content = turn["content"]
-        if content.__class__ is list:
+        if type(content) is list:
             for block in content:
                 inner = block.get("content") if block.get("type") == "tool_result" else None
-                if inner.__class__ is list:
+                if type(inner) is list:
                     for sub in inner:
                         collect_control(sub, owner, found)
                 collect_control(block, owner, found)

@@ -18,22 +18,13 @@ from ..._parts import (
 )
 from ...errors import ValidationError
 from .._base import DROP_OTHER_REASONING, Losses
-from ._common import BLANK_RULE, SPACES, blank
+from ._common import BLANK_RULE, blank
 
-#: A part formatter: (part, path, losses, tag) -> a block, or None when nothing is sent.
+#: A part formatter: (part, path, losses, tag) -> a block, or None when nothing is sent
+#: (text parts are written by ``part_blocks`` itself).
 PartFn = Callable[[Any, str, Losses, str], Any]
 
 _GOOGLE_FILES = "https://generativelanguage.googleapis.com/"
-
-
-def _text_block(p: TextPart, path: str, losses: Losses, tag: str) -> Any:
-    text = p.text
-    if not text:
-        return None
-    if blank(text):
-        losses.add(path, "whitespace-only text", BLANK_RULE)
-        return None
-    return {"type": "text", "text": text}
 
 
 def _image_block(p: ImagePart, path: str, losses: Losses, tag: str) -> Any:
@@ -114,14 +105,12 @@ def _reasoning_in_user(p: ReasoningPart, path: str, losses: Losses, tag: str) ->
 
 
 USER_BLOCKS: dict[type, PartFn] = {
-    TextPart: _text_block,
     ImagePart: _image_block,
     FilePart: _file_block,
     AudioPart: _audio_block,
     ReasoningPart: _reasoning_in_user,
 }
 ASSISTANT_BLOCKS: dict[type, PartFn] = {
-    TextPart: _text_block,
     ReasoningPart: _reasoning_block,
     ImagePart: _image_block,
     FilePart: _file_block,
@@ -133,7 +122,6 @@ def _part_fn(table: dict[type, PartFn], p: object) -> PartFn:
     for base in type(p).__mro__:
         fn = table.get(base)
         if fn is not None:
-            table[type(p)] = fn  # a subclass: looked up once
             return fn
     raise ValidationError(f"cannot format a part of type {type(p).__name__}", "")
 
@@ -145,28 +133,21 @@ def part_blocks(
     losses: Losses,
     tag: str,
 ) -> list[Any]:
-    """The blocks of a message's parts (``path`` is the message's)."""
+    """The blocks of a message's parts (``path`` is the message's).
+
+    Whitespace-only text is refused alone but accepted beside real text (a response
+    may carry "\n\n" before a server tool block): it is kept then.
+    """
+    keep_blank = any(isinstance(p, TextPart) and p.text and not blank(p.text) for p in parts)
     out: list[Any] = []
-    keep_blank: bool | None = None  # known once a whitespace-only text is met
     for j, p in enumerate(parts):
-        if p.__class__ is TextPart:
-            # Whitespace-only text is refused alone but accepted beside real text
-            # (a response may carry "\n\n" before a server tool block): kept then.
-            text = p.text
-            if not text:
-                continue
-            if text[-1] in SPACES and text.isspace():
-                if keep_blank is None:
-                    keep_blank = any(
-                        q.__class__ is TextPart and q.text and not blank(q.text) for q in parts
-                    )
-                if not keep_blank:
-                    losses.add(f"{path}.content[{j}]", "whitespace-only text", BLANK_RULE)
-                    continue
-            out.append({"type": "text", "text": text})
+        if isinstance(p, TextPart):
+            if blank(p.text) and not keep_blank:
+                losses.add(f"{path}.content[{j}]", "whitespace-only text", BLANK_RULE)
+            elif p.text:
+                out.append({"type": "text", "text": p.text})
             continue
-        fn = table.get(p.__class__) or _part_fn(table, p)
-        block = fn(p, f"{path}.content[{j}]", losses, tag)
+        block = _part_fn(table, p)(p, f"{path}.content[{j}]", losses, tag)
         if block is not None:
             out.append(block)
     return out

@@ -89,7 +89,6 @@ class AnthropicProvider(Provider):
 
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
         """Parse a Messages API response body (an ``error`` body gives an ERROR response)."""
-        # hot path: the guard written out (~90 ns less per parse than the decorator)
         try:
             return read_response(body, self.tag)
         except DecodeError:

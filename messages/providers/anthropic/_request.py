@@ -26,9 +26,9 @@ from ..._message import AssistantMessage, Message, SystemMessage, ToolResultMess
 from ..._parts import ContentPart, FilePart, ImagePart, TextPart
 from ...errors import DecodeError, ValidationError
 from .._base import (
+    as_list,
+    as_mapping,
     decode_error,
-    fast_list,
-    fast_mapping,
     freeze_decoded,
     opt_str,
     required_str,
@@ -45,7 +45,7 @@ def read_request(body_or_list: Any, tag: str) -> list[Message]:
     out: list[Message] = []
     if isinstance(body_or_list, Mapping):
         prefix = "messages"
-        raw = fast_list(body_or_list.get("messages"), "messages")
+        raw = as_list(body_or_list.get("messages"), "messages")
         system = body_or_list.get("system")
         if system is not None:
             out.append(_system(system, "system", tag, in_place=False))
@@ -59,7 +59,7 @@ def read_request(body_or_list: Any, tag: str) -> list[Message]:
         )
     for i, item in enumerate(raw):
         path = f"{prefix}[{i}]"
-        wire = fast_mapping(item, path)
+        wire = as_mapping(item, path)
         role = wire.get("role")
         content = wire.get("content")
         if content is None:
@@ -86,12 +86,12 @@ def _system(system: Any, path: str, tag: str, *, in_place: bool) -> SystemMessag
     state: dict[str, Any] = {"in_place": True} if in_place else {}
     if type(system) is str:
         return message(SystemMessage, system, None, EMPTY, state_extras(tag, state))
-    blocks = fast_list(system, path)
+    blocks = as_list(system, path)
     texts = []
     blk: Mapping[str, Any] = EMPTY
     for j, item in enumerate(blocks):
         bpath = f"{path}[{j}]"
-        blk = fast_mapping(item, bpath)
+        blk = as_mapping(item, bpath)
         if blk.get("type") != "text":
             raise DecodeError("system blocks must be text blocks", f"{bpath}.type")
         texts.append(required_str(blk, "text", bpath))
@@ -108,20 +108,15 @@ def _system(system: Any, path: str, tag: str, *, in_place: bool) -> SystemMessag
 def _assistant_turn(content: Any, path: str, tag: str) -> AssistantMessage:
     if type(content) is str:
         return message(AssistantMessage, content)
-    blocks = fast_list(content, f"{path}.content")
+    blocks = as_list(content, f"{path}.content")
     last = blocks[-1] if blocks else None
-    # hot path: a last block without the key pays one ``in`` test (a Mapping that is
-    # not a dict takes the general test); parse_messages of an 83-message tool loop,
-    # callgrind instructions a call: 1.65M with isinstance + lift on every turn, 1.59M
-    # so (1.55M before cache hints; 1.89M at the baseline commit)
-    if (CONTROL_KEY in last if last.__class__ is dict else isinstance(last, Mapping)) and (
-        last.get("type").__class__ is str  # type: ignore[union-attr]
-        and last["type"] in _MARKABLE  # type: ignore[index]
-    ):
-        last, cache = lift(last)  # type: ignore[arg-type]
-        if cache is not None:
-            m = read_assistant([*blocks[:-1], last], f"{path}.content", tag, True)
-            return dataclasses.replace(m, cache=cache)
+    if isinstance(last, Mapping):
+        kind = last.get("type")
+        if isinstance(kind, str) and kind in _MARKABLE:
+            last, cache = lift(last)
+            if cache is not None:
+                m = read_assistant([*blocks[:-1], last], f"{path}.content", tag, True)
+                return dataclasses.replace(m, cache=cache)
     return read_assistant(blocks, f"{path}.content", tag, True)
 
 
@@ -135,7 +130,7 @@ def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
     if type(content) is str:
         out.append(message(UserMessage, content))
         return
-    blocks = fast_list(content, f"{path}.content")
+    blocks = as_list(content, f"{path}.content")
     parts: list[ContentPart] = []
     unknown: list[FrozenDict] = []
     keys: list[FrozenDict] = []
@@ -143,7 +138,7 @@ def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
     end = -1  # the last block that is not a tool result
     for j, item in enumerate(blocks):
         bpath = f"{path}.content[{j}]"
-        blk = fast_mapping(item, bpath)
+        blk = as_mapping(item, bpath)
         kind = blk.get("type")
         if type(kind) is not str:
             raise DecodeError("expected a block type string", f"{bpath}.type")
@@ -160,12 +155,7 @@ def _user_turn(content: Any, path: str, tag: str, out: list[Message]) -> None:
             _keys_of(blk, kind, j, bpath, keys)
     if parts or not produced:
         cache = lift_kept(keys, end, CONTROL_KEY) if keys else None
-        state: dict[str, Any] = {}
-        if unknown:
-            state["unknown"] = tuple(unknown)
-        if keys:
-            state["keys"] = tuple(keys)
-        extras = state_extras(tag, state)
+        extras = state_extras(tag, _kept(unknown, keys))
         out.append(message(UserMessage, tuple(parts), None, EMPTY, extras, cache=cache))
     elif unknown:
         # only tool results and unknown blocks: the blocks go with the last result
@@ -212,37 +202,12 @@ def _tool_result(blk: Mapping[str, Any], j: int, path: str, tag: str) -> ToolRes
     if type(is_error) is not bool:
         raise DecodeError(f"expected a boolean, got {json_type(is_error)}", f"{path}.is_error")
     raw = blk.get("content")
-    content: str | tuple[ContentPart, ...]
     unknown: list[FrozenDict] = []
     keys: list[FrozenDict] = []
-    # hot path: a block without the key pays one ``in`` test (see _assistant_turn)
-    own, cache = lift(blk) if blk.__class__ is not dict or CONTROL_KEY in blk else (blk, None)
+    own, cache = lift(blk)
     _keys_of(own, "tool_result", j, path, keys)
-    if raw is None:
-        content = ""
-    elif type(raw) is str:
-        content = raw
-    else:
-        inner = fast_list(raw, f"{path}.content")
-        parts: list[ContentPart] = []
-        for k, item in enumerate(inner):
-            spath = f"{path}.content[{k}]"
-            sub = fast_mapping(item, spath)
-            kind = sub.get("type")
-            if type(kind) is not str:
-                raise DecodeError("expected a block type string", f"{spath}.type")
-            part = _user_part(sub, kind, spath) if kind != "tool_result" else None
-            if part is None:
-                unknown.append(unknown_item(sub, k, spath, within=True))
-            else:
-                parts.append(part)
-                _keys_of(sub, kind, k, spath, keys, within=True)
-        content = tuple(parts)
-    state: dict[str, Any] = {}
-    if unknown:
-        state["unknown"] = tuple(unknown)
-    if keys:
-        state["keys"] = tuple(keys)
+    content = _result_content(raw, path, unknown, keys)
+    state = _kept(unknown, keys)
     defaults: dict[str, Any] = {}
     if "is_error" in blk and not is_error:
         defaults["is_error"] = blk["is_error"]  # false or null, spelled out
@@ -256,9 +221,44 @@ def _tool_result(blk: Mapping[str, Any], j: int, path: str, tag: str) -> ToolRes
     )
 
 
+def _result_content(
+    raw: Any, path: str, unknown: list[FrozenDict], keys: list[FrozenDict]
+) -> str | tuple[ContentPart, ...]:
+    """The content of a ``tool_result`` block: its text, or the parts of its blocks
+    (the blocks without a part go to ``unknown``, the keys without a field to ``keys``)."""
+    if raw is None:
+        return ""
+    if type(raw) is str:
+        return raw
+    parts: list[ContentPart] = []
+    for k, item in enumerate(as_list(raw, f"{path}.content")):
+        spath = f"{path}.content[{k}]"
+        sub = as_mapping(item, spath)
+        kind = sub.get("type")
+        if type(kind) is not str:
+            raise DecodeError("expected a block type string", f"{spath}.type")
+        part = _user_part(sub, kind, spath) if kind != "tool_result" else None
+        if part is None:
+            unknown.append(unknown_item(sub, k, spath, within=True))
+        else:
+            parts.append(part)
+            _keys_of(sub, kind, k, spath, keys, within=True)
+    return tuple(parts)
+
+
+def _kept(unknown: list[FrozenDict], keys: list[FrozenDict]) -> dict[str, Any]:
+    """The state keeping a turn's unknown blocks and the keys of its known ones."""
+    state: dict[str, Any] = {}
+    if unknown:
+        state["unknown"] = tuple(unknown)
+    if keys:
+        state["keys"] = tuple(keys)
+    return state
+
+
 def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:
     spath = f"{path}.source"
-    source = fast_mapping(blk.get("source"), spath)
+    source = as_mapping(blk.get("source"), spath)
     kind = source.get("type")
     try:
         if kind == "base64":
@@ -275,7 +275,7 @@ def _image_part(blk: Mapping[str, Any], path: str) -> ImagePart | None:
 
 def _document_part(blk: Mapping[str, Any], path: str) -> FilePart | None:
     spath = f"{path}.source"
-    source = fast_mapping(blk.get("source"), spath)
+    source = as_mapping(blk.get("source"), spath)
     kind = source.get("type")
     title = opt_str(blk.get("title"), f"{path}.title")
     if kind == "base64":

@@ -27,33 +27,45 @@ from .._base import (
     FinishReason,
     StreamAccumulator,
     StreamDelta,
-    fast_mapping,
+    as_mapping,
     freeze_decoded,
     make_response,
     opt_int,
     opt_str,
     required_str,
 )
-from ._blocks import assistant_message, extra_keys, unknown_item
+from ._blocks import AssistantTurn
 from ._common import NAME, STOP_REASONS, entry_error
 from ._response import stop_details, usage_of
 from ._tools import read_call
 
-_EMPTY_DELTAS: tuple[StreamDelta, ...] = ()
+_Deltas = tuple[StreamDelta, ...]
+_NONE: _Deltas = ()
 
 
 class _Block:
+    """A content block being streamed."""
+
     __slots__ = ("call", "chunks", "extra", "kind", "ordinal", "raw", "signature", "start_input")
 
     def __init__(self, kind: str) -> None:
-        self.kind = kind
+        self.kind = kind  # text, tool_use, thinking, redacted_thinking or unknown
         self.extra: dict[str, Any] | None = None  # a text block's other keys (citations)
         self.chunks: list[str] = []
         self.signature: str | None = None
         self.call: tuple[str, str] | None = None  # a tool_use block's id and name
         self.ordinal = 0  # a tool_use block's index among the calls
         self.start_input: Any = None
-        self.raw: Any = None
+        self.raw: FrozenDict = EMPTY  # an unknown block as it started
+
+
+def _text_delta(text: str) -> _Deltas:
+    return (stream_delta(StreamDelta, "text", text, None),)
+
+
+def _call_delta(index: int, call_id: str | None, name: str | None, args: str | None) -> _Deltas:
+    fragment = tool_call_delta(ToolCallDelta, index, call_id, name, args)
+    return (stream_delta(StreamDelta, "tool_call", "", fragment),)
 
 
 class AnthropicStream(StreamAccumulator):
@@ -99,21 +111,18 @@ class AnthropicStream(StreamAccumulator):
         self._model: str | None = None
         self._usage: list[int | None] = [None, None, None, None]
 
-    def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+    def feed(self, event: Mapping[str, Any]) -> _Deltas:
         """Consume one event (the SSE ``data:`` payload, decoded)."""
         n = self._n
         self._n = n + 1
-        # hot path: the guard written out (a decorator's *args call cost ~90 ns an event)
+        # any exception at all (a hostile Mapping's included) leaves as a DecodeError
         try:
-            if event.__class__ is not dict and not isinstance(event, Mapping):
+            if not isinstance(event, Mapping):
                 raise DecodeError(
                     f"expected an event object, got {json_type(event)}", f"events[{n}]"
                 )
             kind = event.get("type")
-            # hot path: deltas are nearly every event
-            if kind == "content_block_delta":
-                return self._delta(event, n)
-            handler = _EVENTS.get(kind) if kind.__class__ is str else None
+            handler = _EVENTS.get(kind) if isinstance(kind, str) else None
             if handler is None:
                 return _other_event(event, kind, n)
             return handler(self, event, n)
@@ -122,156 +131,105 @@ class AnthropicStream(StreamAccumulator):
         except Exception as exc:
             raise entry_error(exc, f"events[{n}]") from None
 
-    def _delta(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
-        index = event.get("index")
-        block = self._blocks.get(index) if index.__class__ is int else None
-        if block is None:
-            raise DecodeError("delta for a block that was not started", f"events[{n}].index")
-        delta = event.get("delta")
-        if delta.__class__ is not dict:
-            delta = fast_mapping(delta, f"events[{n}].delta")
-        dkind = delta.get("type")
-        if dkind == "text_delta":
-            text = delta.get("text")
-            if text.__class__ is not str:
-                raise DecodeError("expected a string", f"events[{n}].delta.text")
-            if block.kind != "text":
-                raise DecodeError("text_delta for a non-text block", f"events[{n}].delta.type")
-            block.chunks.append(text)
-            return (stream_delta(StreamDelta, "text", text, None),)
-        if dkind == "input_json_delta":
-            part = delta.get("partial_json")
-            if part.__class__ is not str:
-                raise DecodeError("expected a string", f"events[{n}].delta.partial_json")
-            kind = block.kind
-            if kind == "tool_use":
-                block.chunks.append(part)
-                if not part:
-                    return _EMPTY_DELTAS
-                fragment = tool_call_delta(ToolCallDelta, block.ordinal, None, None, part)
-                return (stream_delta(StreamDelta, "tool_call", "", fragment),)
-            if kind == "unknown":
-                block.chunks.append(part)
-                return _EMPTY_DELTAS
-            raise DecodeError(
-                "input_json_delta for a block without input", f"events[{n}].delta.type"
-            )
-        if dkind == "thinking_delta":
-            text = delta.get("thinking")
-            if text.__class__ is not str:
-                raise DecodeError("expected a string", f"events[{n}].delta.thinking")
-            if block.kind != "thinking":
-                raise DecodeError(
-                    "thinking_delta for a non-thinking block", f"events[{n}].delta.type"
-                )
-            block.chunks.append(text)
-            return (stream_delta(StreamDelta, "reasoning", text, None),)
-        if dkind == "signature_delta":
-            sig = delta.get("signature")
-            if sig.__class__ is not str:
-                raise DecodeError("expected a string", f"events[{n}].delta.signature")
-            if block.kind != "thinking":
-                raise DecodeError(
-                    "signature_delta for a non-thinking block", f"events[{n}].delta.type"
-                )
-            block.signature = (block.signature or "") + sig
-            return _EMPTY_DELTAS
-        if dkind == "citations_delta":
-            if block.kind == "text":
-                extra = block.extra if block.extra is not None else {}
-                block.extra = extra
-                cited = extra.get("citations")
-                citation = delta.get("citation")
-                extra["citations"] = [*cited, citation] if isinstance(cited, list) else [citation]
-            return _EMPTY_DELTAS
-        if dkind.__class__ is not str:
-            raise DecodeError("expected a delta type string", f"events[{n}].delta.type")
-        if block.kind == "unknown":
-            _merge_delta(block, delta)
-        return _EMPTY_DELTAS  # later delta kinds of known blocks: nothing to accumulate
+    # -- events ---------------------------------------------------------------------------
 
-    def _message_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+    def _message_start(self, event: Mapping[str, Any], n: int) -> _Deltas:
         path = f"events[{n}].message"
-        message = fast_mapping(event.get("message"), path)
+        message = as_mapping(event.get("message"), path)
         self._started = True
         self._id = opt_str(message.get("id"), f"{path}.id")
         self._model = opt_str(message.get("model"), f"{path}.model")
         self._take_usage(message.get("usage"), f"{path}.usage")
-        return _EMPTY_DELTAS
+        return _NONE
 
     def _take_usage(self, raw: Any, path: str) -> None:
         if raw is None:
             return
-        u = fast_mapping(raw, path)
+        u = as_mapping(raw, path)
         for k, key in enumerate(_USAGE_KEYS):
             value = opt_int(u.get(key), f"{path}.{key}")
             if value is not None:
                 self._usage[k] = value
 
-    def _block_start(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+    def _block_start(self, event: Mapping[str, Any], n: int) -> _Deltas:
         index = event.get("index")
-        if index.__class__ is not int or index < 0:
+        if type(index) is not int or index < 0:
             raise DecodeError("expected a non-negative integer", f"events[{n}].index")
         if index in self._blocks:
             raise DecodeError("block index started twice", f"events[{n}].index")
         path = f"events[{n}].content_block"
-        cb = fast_mapping(event.get("content_block"), path)
+        cb = as_mapping(event.get("content_block"), path)
         kind = cb.get("type")
-        if kind == "text":
-            block = _Block("text")
-            text = opt_str(cb.get("text"), f"{path}.text") or ""
-            if len(cb) > 2:  # e.g. "citations": [] that citations_delta events fill
-                block.extra = {k: v for k, v in cb.items() if k not in ("type", "text")}
-            self._blocks[index] = block
-            if text:
-                block.chunks.append(text)
-                return (stream_delta(StreamDelta, "text", text, None),)
-            return _EMPTY_DELTAS
-        if kind == "tool_use":
-            call_id = required_str(cb, "id", path)
-            name = required_str(cb, "name", path)
-            if not call_id:
-                raise DecodeError("must not be empty", f"{path}.id")
-            block = _Block("tool_use")
-            block.ordinal = self._calls
-            self._calls += 1
-            block.call = (call_id, name)
-            block.start_input = cb.get("input")
-            self._blocks[index] = block
-            start = tool_call_delta(ToolCallDelta, block.ordinal, call_id, name or None, None)
-            return (stream_delta(StreamDelta, "tool_call", "", start),)
-        if kind == "thinking":
-            block = _Block("thinking")
-            text = opt_str(cb.get("thinking"), f"{path}.thinking") or ""
-            block.signature = opt_str(cb.get("signature"), f"{path}.signature") or None
-            self._blocks[index] = block
-            if text:
-                block.chunks.append(text)
-                return (stream_delta(StreamDelta, "reasoning", text, None),)
-            return _EMPTY_DELTAS
-        if kind == "redacted_thinking":
-            block = _Block("redacted_thinking")
-            block.chunks.append(required_str(cb, "data", path))
-            self._blocks[index] = block
-            return _EMPTY_DELTAS
-        if kind.__class__ is not str:
+        if not isinstance(kind, str):
             raise DecodeError("expected a block type string", f"{path}.type")
+        start = _STARTS.get(kind, AnthropicStream._start_unknown)
+        block, deltas = start(self, cb, path)
+        self._blocks[index] = block
+        return deltas
+
+    def _start_text(self, cb: Mapping[str, Any], path: str) -> tuple[_Block, _Deltas]:
+        block = _Block("text")
+        text = opt_str(cb.get("text"), f"{path}.text") or ""
+        if len(cb) > 2:  # e.g. "citations": [] that citations_delta events fill
+            block.extra = {k: v for k, v in cb.items() if k not in ("type", "text")}
+        if not text:
+            return block, _NONE
+        block.chunks.append(text)
+        return block, _text_delta(text)
+
+    def _start_tool_use(self, cb: Mapping[str, Any], path: str) -> tuple[_Block, _Deltas]:
+        call_id = required_str(cb, "id", path)
+        name = required_str(cb, "name", path)
+        if not call_id:
+            raise DecodeError("must not be empty", f"{path}.id")
+        block = _Block("tool_use")
+        block.ordinal = self._calls
+        self._calls += 1
+        block.call = (call_id, name)
+        block.start_input = cb.get("input")
+        return block, _call_delta(block.ordinal, call_id, name or None, None)
+
+    def _start_thinking(self, cb: Mapping[str, Any], path: str) -> tuple[_Block, _Deltas]:
+        block = _Block("thinking")
+        text = opt_str(cb.get("thinking"), f"{path}.thinking") or ""
+        block.signature = opt_str(cb.get("signature"), f"{path}.signature") or None
+        if not text:
+            return block, _NONE
+        block.chunks.append(text)
+        return block, (stream_delta(StreamDelta, "reasoning", text, None),)
+
+    def _start_redacted(self, cb: Mapping[str, Any], path: str) -> tuple[_Block, _Deltas]:
+        block = _Block("redacted_thinking")
+        block.chunks.append(required_str(cb, "data", path))
+        return block, _NONE
+
+    def _start_unknown(self, cb: Mapping[str, Any], path: str) -> tuple[_Block, _Deltas]:
         block = _Block("unknown")
         block.raw = freeze_decoded(cb, path)
-        self._blocks[index] = block
-        return _EMPTY_DELTAS
+        return block, _NONE
 
-    def _block_stop(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+    def _delta(self, event: Mapping[str, Any], n: int) -> _Deltas:
         index = event.get("index")
-        if index.__class__ is not int or index not in self._blocks:
-            raise DecodeError("stop for a block that was not started", f"events[{n}].index")
-        return _EMPTY_DELTAS
+        block = self._blocks.get(index) if type(index) is int else None
+        if block is None:
+            raise DecodeError("delta for a block that was not started", f"events[{n}].index")
+        delta = as_mapping(event.get("delta"), f"events[{n}].delta")
+        dkind = delta.get("type")
+        if not isinstance(dkind, str):
+            raise DecodeError("expected a delta type string", f"events[{n}].delta.type")
+        return _DELTAS.get(dkind, _later_delta)(block, delta, n)
 
-    def _message_delta(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+    def _block_stop(self, event: Mapping[str, Any], n: int) -> _Deltas:
+        index = event.get("index")
+        if type(index) is not int or index not in self._blocks:
+            raise DecodeError("stop for a block that was not started", f"events[{n}].index")
+        return _NONE
+
+    def _message_delta(self, event: Mapping[str, Any], n: int) -> _Deltas:
         delta = event.get("delta")
         if delta is not None:
             path = f"events[{n}].delta"
-            delta = fast_mapping(delta, path)
+            delta = as_mapping(delta, path)
             stop = opt_str(delta.get("stop_reason"), f"{path}.stop_reason")
             if stop is not None:
                 self._stop = stop
@@ -281,13 +239,13 @@ class AnthropicStream(StreamAccumulator):
                 self._details = details
                 self._details_path = f"{path}.stop_details"
         self._take_usage(event.get("usage"), f"events[{n}].usage")
-        return _EMPTY_DELTAS
+        return _NONE
 
-    def _message_stop(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+    def _message_stop(self, event: Mapping[str, Any], n: int) -> _Deltas:
         self._stopped = True
-        return _EMPTY_DELTAS
+        return _NONE
 
-    def _error_event(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
+    def _error_event(self, event: Mapping[str, Any], n: int) -> _Deltas:
         error = event.get("error")
         detail = "error"
         if isinstance(error, Mapping):
@@ -295,7 +253,9 @@ class AnthropicStream(StreamAccumulator):
             msg = opt_str(error.get("message"), f"events[{n}].error.message")
             detail = ": ".join(x for x in (kind, msg) if x) or "error"
         self._error = detail
-        return _EMPTY_DELTAS
+        return _NONE
+
+    # -- the response -----------------------------------------------------------------------
 
     def finish(self) -> ChatResponse:
         """The response assembled from every event fed so far."""
@@ -329,54 +289,15 @@ class AnthropicStream(StreamAccumulator):
             FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
         )
         message = self._message(metadata, more)
-        finish = (
-            STOP_REASONS.get(stop, FinishReason.OTHER) if stop is not None else FinishReason.OTHER
-        )
+        finish = STOP_REASONS.get(stop, FinishReason.OTHER) if stop else FinishReason.OTHER
         return make_response(message, finish, usage, self._model, (), stop, refusal, self._id)
 
     def _message(self, metadata: FrozenDict, more: dict[str, Any] | None) -> AssistantMessage:
         """The streamed blocks, in index order, as the non-streaming response has them."""
-        tag = self._tag
-        parts: list[Any] = []
-        seq: list[str] = []
-        calls: list[ToolCall] = []
-        invalid: list[InvalidToolCall] | None = None
-        unknown: list[FrozenDict] | None = None
-        keys: list[FrozenDict] | None = None
-        reasoning = False
+        turn = AssistantTurn(self._tag)
         for index in sorted(self._blocks):
-            block = self._blocks[index]
-            kind = block.kind
-            if kind == "text":
-                parts.append("".join(block.chunks))
-                seq.append("p")
-                if block.extra:
-                    keys = extra_keys(
-                        keys, {"type": "text", **block.extra}, "text", index, f"content[{index}]"
-                    )
-            elif kind == "tool_use":
-                call = _finish_call(block, index)
-                if call.__class__ is ToolCall:
-                    calls.append(call)
-                    seq.append("c")
-                else:
-                    invalid = [call] if invalid is None else [*invalid, call]  # type: ignore[list-item]
-                    seq.append("i")
-            elif kind == "thinking":
-                parts.append(ReasoningPart("".join(block.chunks), block.signature, False, tag))
-                seq.append("p")
-                reasoning = True
-            elif kind == "redacted_thinking":
-                parts.append(ReasoningPart(block.chunks[0], None, True, tag))
-                seq.append("p")
-                reasoning = True
-            else:
-                item = unknown_item(_streamed_block(block), index, f"content[{index}]")
-                unknown = [item] if unknown is None else [*unknown, item]
-        return assistant_message(
-            parts, seq, calls, invalid, unknown, keys, reasoning, tag, False, metadata, more,
-            "content",
-        )  # fmt: skip
+            _gather(turn, self._blocks[index], index)
+        return turn.message(False, metadata, more, "content")
 
 
 _USAGE_KEYS = (
@@ -386,6 +307,123 @@ _USAGE_KEYS = (
     "cache_read_input_tokens",
 )
 _NO_USAGE = [None, None, None, None]
+
+_Start = Callable[[AnthropicStream, Mapping[str, Any], str], tuple[_Block, _Deltas]]
+_STARTS: dict[str, _Start] = {
+    "text": AnthropicStream._start_text,
+    "tool_use": AnthropicStream._start_tool_use,
+    "thinking": AnthropicStream._start_thinking,
+    "redacted_thinking": AnthropicStream._start_redacted,
+}
+
+
+# -- deltas -----------------------------------------------------------------------------------
+
+
+def _text(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
+    text = delta.get("text")
+    if type(text) is not str:
+        raise DecodeError("expected a string", f"events[{n}].delta.text")
+    if block.kind != "text":
+        raise DecodeError("text_delta for a non-text block", f"events[{n}].delta.type")
+    block.chunks.append(text)
+    return _text_delta(text)
+
+
+def _input_json(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
+    part = delta.get("partial_json")
+    if type(part) is not str:
+        raise DecodeError("expected a string", f"events[{n}].delta.partial_json")
+    if block.kind == "unknown":
+        block.chunks.append(part)
+        return _NONE
+    if block.kind != "tool_use":
+        raise DecodeError("input_json_delta for a block without input", f"events[{n}].delta.type")
+    block.chunks.append(part)
+    return _call_delta(block.ordinal, None, None, part) if part else _NONE
+
+
+def _thinking(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
+    text = delta.get("thinking")
+    if type(text) is not str:
+        raise DecodeError("expected a string", f"events[{n}].delta.thinking")
+    if block.kind != "thinking":
+        raise DecodeError("thinking_delta for a non-thinking block", f"events[{n}].delta.type")
+    block.chunks.append(text)
+    return (stream_delta(StreamDelta, "reasoning", text, None),)
+
+
+def _signature(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
+    sig = delta.get("signature")
+    if type(sig) is not str:
+        raise DecodeError("expected a string", f"events[{n}].delta.signature")
+    if block.kind != "thinking":
+        raise DecodeError("signature_delta for a non-thinking block", f"events[{n}].delta.type")
+    block.signature = (block.signature or "") + sig
+    return _NONE
+
+
+def _citation(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
+    if block.kind == "text":
+        extra = block.extra if block.extra is not None else {}
+        block.extra = extra
+        cited = extra.get("citations")
+        citation = delta.get("citation")
+        extra["citations"] = [*cited, citation] if isinstance(cited, list) else [citation]
+    return _NONE
+
+
+def _later_delta(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
+    """A delta kind added later: a kept block keeps its fields (``compaction_delta``...).
+
+    The block's fields come in the delta (a ``compaction`` block starts with
+    ``content: null`` and gets its summary and ``encrypted_content`` in a
+    ``compaction_delta``); string fields of several deltas are joined, others replaced.
+    Known blocks have nothing to accumulate from such a delta.
+    """
+    if block.kind != "unknown":
+        return _NONE
+    extra = block.extra if block.extra is not None else {}
+    block.extra = extra
+    for key, value in delta.items():
+        if key == "type":
+            continue
+        before = extra.get(key)
+        if type(before) is str and type(value) is str:
+            extra[key] = before + value
+        else:
+            extra[key] = value
+    return _NONE
+
+
+_DELTAS: dict[str, Callable[[_Block, Mapping[str, Any], int], _Deltas]] = {
+    "text_delta": _text,
+    "input_json_delta": _input_json,
+    "thinking_delta": _thinking,
+    "signature_delta": _signature,
+    "citations_delta": _citation,
+}
+
+
+# -- finished blocks ----------------------------------------------------------------------------
+
+
+def _gather(turn: AssistantTurn, block: _Block, index: int) -> None:
+    """Add a finished block to the turn, as the non-streaming response would have it."""
+    kind = block.kind
+    if kind == "text":
+        turn.add_text("".join(block.chunks))
+        if block.extra:
+            turn.keep_keys({"type": "text", **block.extra}, "text", "content", index)
+    elif kind == "tool_use":
+        turn.add_call(_finish_call(block, index))
+    elif kind == "thinking":
+        text = "".join(block.chunks)
+        turn.add_reasoning(ReasoningPart(text, block.signature, False, turn.tag))
+    elif kind == "redacted_thinking":
+        turn.add_reasoning(ReasoningPart(block.chunks[0], None, True, turn.tag))
+    else:
+        turn.add_unknown(_streamed_block(block), index, f"content[{index}]")
 
 
 def _finish_call(block: _Block, index: int) -> ToolCall | InvalidToolCall:
@@ -397,34 +435,11 @@ def _finish_call(block: _Block, index: int) -> ToolCall | InvalidToolCall:
         try:
             args: Any = loads(raw, f"content[{index}].input")
         except DecodeError as exc:
-            return _unparsed(call_id, name, raw, exc)
+            return InvalidToolCall(call_id, name, raw, f"{exc.path}: {exc.message}")
     else:
         start = block.start_input
         args = start if isinstance(start, Mapping) else {}
     return read_call(call_id, name, args, raw or None, "content", index)
-
-
-def _unparsed(call_id: str, name: str, raw: str, exc: DecodeError) -> InvalidToolCall:
-    return InvalidToolCall(call_id, name, raw, f"{exc.path}: {exc.message}")
-
-
-def _merge_delta(block: _Block, delta: Mapping[str, Any]) -> None:
-    """A later delta kind of a kept block (``compaction_delta``...): its fields kept.
-
-    The block's fields come in the delta (a ``compaction`` block starts with
-    ``content: null`` and gets its summary and ``encrypted_content`` in a
-    ``compaction_delta``); string fields of several deltas are joined, others replaced.
-    """
-    extra = block.extra if block.extra is not None else {}
-    block.extra = extra
-    for key, value in delta.items():
-        if key == "type":
-            continue
-        before = extra.get(key)
-        if before.__class__ is str and value.__class__ is str:
-            extra[key] = before + value
-        else:
-            extra[key] = value
 
 
 def _streamed_block(block: _Block) -> FrozenDict:
@@ -436,11 +451,9 @@ def _streamed_block(block: _Block) -> FrozenDict:
     it must). Fragments that are not a JSON object are kept as ``partial_json``
     beside the start's input: nothing is guessed, nothing dropped.
     """
-    value: FrozenDict = block.raw
+    value = block.raw
     if block.extra:
         value = FrozenDict({**value, **freeze(block.extra, "delta")})
-    if not block.chunks:
-        return value
     text = "".join(block.chunks)
     if not text.strip():
         return value
@@ -453,18 +466,23 @@ def _streamed_block(block: _Block) -> FrozenDict:
     return FrozenDict({**value, "partial_json": text})
 
 
-def _other_event(event: Mapping[str, Any], kind: Any, n: int) -> tuple[StreamDelta, ...]:
+# -- other events ---------------------------------------------------------------------------------
+
+
+def _other_event(event: Mapping[str, Any], kind: Any, n: int) -> _Deltas:
     """``ping`` and later event types are ignored; another format's events are refused."""
-    if kind.__class__ is str:
+    if isinstance(kind, str):
         if kind.startswith("response."):
             raise DecodeError(
                 f"an OpenAI Responses event {ident(kind)}, not an Anthropic Messages stream event",
                 f"events[{n}].type",
             )
-        return _EMPTY_DELTAS  # ping, and event types added later (versioning policy)
+        return _NONE  # ping, and event types added later (versioning policy)
     if kind is None:
-        raise DecodeError(f"{_looks_like(event)}, not an Anthropic Messages stream event (no type)",
-                          f"events[{n}].type")  # fmt: skip
+        raise DecodeError(
+            f"{_looks_like(event)}, not an Anthropic Messages stream event (no type)",
+            f"events[{n}].type",
+        )
     raise DecodeError("expected an event type string", f"events[{n}].type")
 
 
@@ -476,7 +494,7 @@ def _looks_like(event: Mapping[str, Any]) -> str:
     return "an object"
 
 
-_EVENTS: dict[str, Callable[[AnthropicStream, Mapping[str, Any], int], tuple[StreamDelta, ...]]] = {
+_EVENTS: dict[str, Callable[[AnthropicStream, Mapping[str, Any], int], _Deltas]] = {
     "message_start": AnthropicStream._message_start,
     "content_block_start": AnthropicStream._block_start,
     "content_block_delta": AnthropicStream._delta,

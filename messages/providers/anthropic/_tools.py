@@ -1,10 +1,9 @@
 """Tools: definitions both ways, and ``tool_use`` blocks both ways (valid and invalid calls).
 
 A ``tool_use`` block is read by one decoder (``read_call``) whatever carries it
-(a response, a request, a finished stream): the usual block (a string id, a name
-already seen valid, an object input) is accepted inline; anything else goes to
-small helpers that raise DecodeError (no id, a name that is not a string) or make
-an InvalidToolCall (a name that breaks the rule, input that is not an object, or
+(a response, a request, a finished stream): it raises DecodeError for what names
+no call (no id, a name that is not a string) and makes an InvalidToolCall of a call
+the model got wrong (a name that breaks the rule, input that is not an object, or
 an object JSON cannot hold). Formatting sends an invalid call back as a
 ``tool_use`` with its name and ``input: {}`` (a loss: the wire needs an object),
 or not at all when the API would refuse its name (a loss too).
@@ -16,16 +15,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._build import tool_call
-from ..._fields import _KNOWN_MAX, _NAME_RE, known_tool_name
+from ..._fields import tool_name_ok
 from ..._frozen import EMPTY, FrozenDict, freeze_mapping
 from ..._json import json_type
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
 from .._base import (
     Losses,
+    as_list,
+    as_mapping,
     decode_error,
-    fast_list,
-    fast_mapping,
     opt_str,
     raw_json_text,
     required_str,
@@ -35,7 +34,6 @@ from ._common import is_state_key
 if TYPE_CHECKING:
     from ...tools import ToolDefinition
 
-_name_ok = _NAME_RE.fullmatch
 _NAME_RULE = "^[a-zA-Z0-9_-]{1,64}$"
 
 
@@ -50,16 +48,13 @@ def read_call(
     ``raw`` is the input text when it was streamed (kept on the call). Paths are
     formatted only when something is wrong.
     """
-    if call_id.__class__ is not str or not call_id:
+    if type(call_id) is not str or not call_id:
         _bad_id(call_id, f"{prefix}[{j}]")
-    if name.__class__ is not str:
+    if type(name) is not str:
         raise DecodeError(_missing_or_type(name), f"{prefix}[{j}].name")
-    if name not in known_tool_name:
-        if _name_ok(name) is None:
-            return _invalid(call_id, name, args, raw, f"{prefix}[{j}].name", _bad_name(name))
-        if len(known_tool_name) < _KNOWN_MAX:  # the next call of this tool skips the regex
-            known_tool_name.add(name)
-    if args.__class__ is not dict and not isinstance(args, Mapping):
+    if not tool_name_ok(name):
+        return _invalid(call_id, name, args, raw, f"{prefix}[{j}].name", _bad_name(name))
+    if not isinstance(args, Mapping):
         what = f"expected an object, got {json_type(args)}"
         return _invalid(call_id, name, args, raw, f"{prefix}[{j}].input", what)
     try:
@@ -117,7 +112,7 @@ def invalid_tool_use(
     if c.extras:
         call_state_losses(c.extras, tag, path, losses)
     name = c.name
-    if name is None or (name not in known_tool_name and _name_ok(name) is None):
+    if name is None or not tool_name_ok(name):
         losses.add(
             path,
             "invalid tool call whose name Anthropic refuses",
@@ -152,14 +147,14 @@ def parse_tools(body_or_list: Any) -> list[ToolDefinition]:
         raw = body_or_list.get("tools")
         if raw is None:
             return []
-        raw = fast_list(raw, "tools")
+        raw = as_list(raw, "tools")
     else:
         prefix = ""
-        raw = fast_list(body_or_list, "")
+        raw = as_list(body_or_list, "")
     out = []
     for i, item in enumerate(raw):
         path = f"{prefix}[{i}]"
-        t = fast_mapping(item, path)
+        t = as_mapping(item, path)
         schema = t.get("input_schema")
         if schema is None:
             continue  # a server tool (web search, code execution...): not a function
