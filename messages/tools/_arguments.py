@@ -270,7 +270,7 @@ def _union(branches: list[_Conv], label: str) -> _Conv:
         for b in branches:
             try:
                 return b.fn(v)
-            except _Mismatch as exc:  # noqa: PERF203 - trying each branch is the point
+            except _Mismatch as exc:
                 errors.append((b, exc))
         kind = json_type(v)
         # When exactly one branch takes this JSON type, its (deeper) error is the useful one.
@@ -651,7 +651,7 @@ def _choice_table(pairs: list[tuple[Any, Any]]) -> dict[tuple[type, Any], Any]:
     for value, result in pairs:
         try:
             table.setdefault((type(value), value), result)
-        except TypeError:  # noqa: PERF203 - compile time only; unhashable never equals JSON
+        except TypeError:
             continue
     return table
 

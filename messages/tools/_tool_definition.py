@@ -9,10 +9,10 @@ from typing import Any
 
 from .._frozen import FrozenDict, freeze_mapping, thaw
 from .._json import json_type, show_name
-from ._schema import check_schema, strict_schema
 from .._tool_call import ToolCall, check_tool_name
-from ._validate import validate
 from ..errors import DecodeError, MessageError, ValidationError
+from ._schema import check_schema, strict_schema
+from ._validate import validate
 
 __all__ = ["MAX_DESCRIPTION", "ToolDefinition"]
 

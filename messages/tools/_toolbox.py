@@ -25,16 +25,16 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, overload
 
 from .. import _json
-from ._arguments import keyword_arguments
 from .._build import tool_result_message
 from .._json import show_name
 from .._lazy import LazyModule
 from .._message import Message, ToolResultMessage
 from .._parts import PART_TYPES
 from .._tool_call import InvalidToolCall, ToolCall
-from ._tool_definition import ToolDefinition
 from .._tool_result import ToolResult
 from ..errors import MessageError, ValidationError, ident
+from ._arguments import keyword_arguments
+from ._tool_definition import ToolDefinition
 
 __all__ = ["MAX_REASON", "Toolbox", "ToolSpec"]
 
@@ -120,7 +120,7 @@ class Toolbox:
                     self.add(spec[0], spec[1])
                 else:
                     self.add(spec)
-            except MessageError as exc:  # noqa: PERF203 - start-up only; the path needs the index
+            except MessageError as exc:
                 raise exc.at(f"tools[{i}]") from None
 
     @overload
@@ -553,7 +553,7 @@ def _record(fields: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     for name, x in fields:
         try:
             out[name] = x if type(x) in _SCALARS else _plain(x)
-        except _Unwritable as exc:  # noqa: PERF203 - the path needs the field
+        except _Unwritable as exc:
             exc.segments.append("." + name)
             raise
     return out

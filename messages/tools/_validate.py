@@ -28,8 +28,8 @@ from typing import Any, NoReturn
 
 from .._frozen import FrozenDict, FrozenList
 from .._json import dumps_compact, json_type, show_name
-from ._schema import MAX_DEPTH, compiled_pattern, is_number, resolve_ref
 from ..errors import ValidationError
+from ._schema import MAX_DEPTH, compiled_pattern, is_number, resolve_ref
 
 __all__ = ["canonical", "validate"]
 
