@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
-from collections.abc import Mapping, MutableSet, Sequence
+from collections.abc import Callable, Mapping, MutableSet, Sequence
 from typing import (
     Annotated,
     Any,
@@ -274,6 +274,52 @@ def test_deep_hints_give_validation_errors_never_recursion_errors() -> None:
         value = [value]
     built = ToolCall("c", "d", {"x": value}).arguments_as(cls)
     assert built.x == value
+
+
+@pytest.mark.parametrize("levels", [th.MAX_DEPTH + 1, 600])
+def test_annotations_deeper_than_the_limit_are_not_resolved(levels: int) -> None:
+    # typing resolves an annotation by recursing once per level, and where that runs
+    # out of stack differs by Python version: an annotation deeper than MAX_DEPTH is
+    # not given to it, so every version says the same. An object is read up to the
+    # limit; a string is not evaluated at all.
+    text = "list[" * levels + "int" + "]" * levels
+    deep: Any = dataclasses.make_dataclass("Deep", [("x", _nested_list(levels))])
+    deep.__doc__ = "Deep."
+    quoted: Any = dataclasses.dataclass(
+        type(
+            "Quoted", (), {"__annotations__": {"x": text}, "__doc__": "Q.", "__module__": __name__}
+        )
+    )
+
+    def fn(x: Any) -> None:
+        """F."""
+
+    fn.__annotations__ = {"x": text}
+    attempts: list[tuple[Callable[[], object], str]] = [
+        (lambda: ToolDefinition.from_type(deep), "Deep.x[][]"),
+        (lambda: ToolDefinition.from_type(quoted), "Quoted.x"),
+        (lambda: ToolDefinition.from_function(fn), "fn.x"),
+    ]
+    for attempt, path in attempts:
+        with pytest.raises(ValidationError) as info:
+            attempt()
+        assert info.value.message == f"type hints nested deeper than {th.MAX_DEPTH} levels"
+        assert info.value.path.startswith(path)
+    value: Any = [[1]]
+    assert ToolCall("c", "d", {"x": value}).arguments_as(quoted).x == value
+
+
+def test_brackets_in_quoted_text_are_not_levels() -> None:
+    odd = "[" * (th.MAX_DEPTH + 5)
+    values = (odd, "it's " + odd, "both \" and ' " + odd)
+    text = f"Literal[{', '.join(repr(v) for v in values)}]"
+    cls: Any = dataclasses.dataclass(
+        type(
+            "Quoted", (), {"__annotations__": {"x": text}, "__doc__": "Q.", "__module__": __name__}
+        )
+    )
+    params = ToolDefinition.from_type(cls).to_dict()["parameters"]
+    assert params["properties"]["x"]["enum"] == list(values)
 
 
 def test_a_deep_call_stack_gives_validation_errors() -> None:

@@ -26,14 +26,15 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._docstrings import class_doc, parse_docstring
 from .._frozen import freeze, thaw
 from .._json import JSON_TYPE_NAMES, json_type, show_name
+from ..errors import ValidationError
+from ._docstrings import class_doc, parse_docstring
 from ._schema import fail
 from ._typehints import (
     NAMED,
     NO_HINT,
-    SCALARS,
+    SCALAR_NODES,
     AnnotatedNode,
     AnyNode,
     ArrayNode,
@@ -54,7 +55,6 @@ from ._typehints import (
     type_name,
 )
 from ._validate import canonical
-from ..errors import ValidationError
 
 __all__ = ["schema_from_function", "schema_from_type"]
 
@@ -142,7 +142,7 @@ class _Generator:
     def mapping(self, node: MappingNode, path: str) -> dict[str, Any]:
         if node.key is None or node.value is None:
             return {"type": "object", "additionalProperties": True}
-        if strip_annotated(node.key) is not SCALARS[str]:
+        if strip_annotated(node.key) is not SCALAR_NODES[str]:
             fail(path, f"mapping keys must be str, got {type_name(node.key_hint)}")
         sub = self.schema(node.value, f"{path}.*")
         return {"type": "object", "additionalProperties": sub if sub else True}

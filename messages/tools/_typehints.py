@@ -12,7 +12,7 @@ unchecked.
 The nodes:
 
 =================  =================================================================
-``ScalarNode``     ``str``, ``int``, ``float``, ``bool`` (:data:`SCALARS`)
+``ScalarNode``     ``str``, ``int``, ``float``, ``bool`` (:data:`SCALAR_NODES`)
 ``NONE``           ``None`` / ``NoneType``
 ``ANY``            ``Any``, ``object``
 ``UncheckedNode``  anything else: an unsupported type, a missing or unresolvable
@@ -52,7 +52,7 @@ __all__ = [
     "NAMED",
     "NONE",
     "NO_HINT",
-    "SCALARS",
+    "SCALAR_NODES",
     "AnnotatedNode",
     "AnyNode",
     "ArrayNode",
@@ -77,8 +77,13 @@ __all__ = [
 ]
 
 #: How deeply hints may nest (each container, union, Annotated or record field is a
-#: level). Deeper hints become an UncheckedNode: no walk can exhaust the stack.
+#: level). Deeper hints become an UncheckedNode on every Python version: the walk counts
+#: its levels, and an annotation that nests deeper is not given to ``typing`` to resolve
+#: (typing recurses as deep, and where that runs out of stack differs by version).
 MAX_DEPTH = 100
+
+#: Why a hint nested deeper than MAX_DEPTH is not read.
+TOO_DEEP = f"type hints nested deeper than {MAX_DEPTH} levels"
 
 # Origins (or bare classes) that are arrays, the ones that are also sets, and mappings.
 SETS: frozenset[Any] = frozenset((set, frozenset, abc.Set, abc.MutableSet))
@@ -128,7 +133,7 @@ class AnyNode(Node):
 
 NONE = NoneNode()
 ANY = AnyNode()
-SCALARS: dict[Any, Node] = {
+SCALAR_NODES: dict[Any, Node] = {
     str: ScalarNode(str),
     int: ScalarNode(int),
     float: ScalarNode(float),
@@ -310,7 +315,7 @@ def allows_none(node: Node) -> bool:
 
 
 def _qualifier(origin: Any) -> str | None:
-    """``Required`` / ``NotRequired`` / ``ReadOnly`` wrappers, by name (3.10 has none)."""
+    """``Required`` / ``NotRequired`` / ``ReadOnly`` wrappers, by name (typing has ReadOnly from 3.13)."""
     name = getattr(origin, "_name", None)
     return name if name in ("Required", "NotRequired", "ReadOnly") else None
 
@@ -353,7 +358,7 @@ class Walker:
     def hint(self, hint: Any, depth: int = 0) -> Node:
         """The node of one (resolved) annotation; never raises but RecursionError."""
         if depth > MAX_DEPTH:
-            return UncheckedNode(hint, f"type hints nested deeper than {MAX_DEPTH} levels")
+            return UncheckedNode(hint, TOO_DEEP)
         try:
             return self._hint(hint, depth)
         except RecursionError:
@@ -363,7 +368,7 @@ class Walker:
 
     def _hint(self, hint: Any, depth: int) -> Node:
         try:
-            scalar = SCALARS.get(hint)
+            scalar = SCALAR_NODES.get(hint)
         except TypeError:  # an unhashable annotation object
             scalar = None
         if scalar is not None:
@@ -405,9 +410,9 @@ class Walker:
 
     def _array(self, hint: Any, base: Any, args: tuple[Any, ...], depth: int) -> Node:
         if base is tuple:
-            # tuple[()]: 3.10 spells its args ((),), 3.11+ (); bare tuple / typing.Tuple have none.
+            # tuple[()] has no args, as bare tuple / typing.Tuple have none.
             bare = hint is tuple or hint is typing.Tuple  # noqa: UP006 - the alias itself
-            if args == ((),) or (not args and not bare):
+            if not args and not bare:
                 return TupleNode(())
             if args and not (len(args) == 2 and args[1] is Ellipsis):
                 return TupleNode(tuple([self.hint(a, depth) for a in args]))
@@ -480,42 +485,118 @@ class Walker:
     def _field_hint(self, hint: Any, depth: int, unannotated: str) -> Node:
         if hint is NO_HINT:
             return UncheckedNode(NO_HINT, unannotated)
+        if type(hint) is _DeepText:
+            return UncheckedNode(hint.text, TOO_DEEP)
         return self.hint(hint, depth + 1)
 
     def _class_hints(self, tp: type, rec: RecordNode) -> dict[str, Any]:
-        try:
-            return typing.get_type_hints(tp, include_extras=True)
-        except Exception as exc:  # NameError, TypeError...: resolve them one by one
-            rec.hint_error = f"cannot resolve the type hints of {tp.__name__} ({exc})"
+        """The resolved annotations of ``tp`` and its bases (see :func:`_resolve`)."""
+        layers = [(base, inspect.get_annotations(base)) for base in reversed(tp.__mro__)]
+        if not any(_too_deep(v) for _, notes in layers for v in notes.values()):
+            try:
+                return typing.get_type_hints(tp, include_extras=True)
+            except RecursionError:  # out of stack: the caller says "nested too deeply"
+                raise
+            except Exception as exc:  # NameError, TypeError...: resolve them one by one
+                rec.hint_error = f"cannot resolve the type hints of {tp.__name__} ({exc})"
         hints: dict[str, Any] = {}
-        for base in reversed(tp.__mro__):
+        for base, notes in layers:
             module = getattr(sys.modules.get(base.__module__), "__dict__", {})
             # get_type_hints looks in the module before the class namespace.
-            for name, value in inspect.get_annotations(base).items():
+            for name, value in notes.items():
                 hints[name] = _resolve(value, dict(vars(base)), module)
         return hints
 
     def _callable_hints(
         self, target: Any, sig: inspect.Signature, rec: RecordNode
     ) -> dict[str, Any]:
-        try:
-            resolved = inspect.signature(target, eval_str=True)
-            return {n: p.annotation for n, p in resolved.parameters.items()}
-        except Exception as exc:  # one bad annotation: resolve the others one by one
-            rec.hint_error = f"cannot resolve the type hints of {rec.name} ({exc})"
+        if not any(_too_deep(p.annotation) for p in sig.parameters.values()):
+            try:
+                resolved = inspect.signature(target, eval_str=True)
+                return {n: p.annotation for n, p in resolved.parameters.items()}
+            except RecursionError:  # out of stack: the caller says "nested too deeply"
+                raise
+            except Exception as exc:  # one bad annotation: resolve the others one by one
+                rec.hint_error = f"cannot resolve the type hints of {rec.name} ({exc})"
         module = _globals_of(target)
         return {n: _resolve(p.annotation, module, None) for n, p in sig.parameters.items()}
 
 
+class _DeepText:
+    """A string annotation nested deeper than MAX_DEPTH: never evaluated, read as TOO_DEEP."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _resolve(value: Any, globalns: dict[str, Any], localns: Any) -> Any:
-    """One annotation (maybe a string); NO_HINT when it does not resolve."""
+    """One annotation (maybe a string); NO_HINT when it does not resolve.
+
+    An annotation nested deeper than MAX_DEPTH is not resolved: an object is read as
+    it is (the walk stops at MAX_DEPTH), a string becomes a :class:`_DeepText`.
+    """
     if value is inspect.Parameter.empty:
         return NO_HINT
+    if _too_deep(value):
+        text = value.__forward_arg__ if isinstance(value, typing.ForwardRef) else value
+        return _DeepText(text) if isinstance(text, str) else value
     holder = types.SimpleNamespace(__annotations__={"x": value})
     try:
         return typing.get_type_hints(holder, globalns, localns, include_extras=True)["x"]
+    except RecursionError:  # out of stack: the caller says "nested too deeply"
+        raise
     except Exception:  # an unresolvable annotation
         return NO_HINT
+
+
+def _too_deep(annotation: Any) -> bool:
+    """Whether an annotation nests deeper than MAX_DEPTH, counted without recursing.
+
+    A level is a subscript (``list[X]``, ``X | Y``, ``Annotated[X, ...]``), in a string
+    a pair of square brackets (quoted text skipped). ``Literal`` values and a generic
+    record's type arguments are not counted: the walk does not read them as levels.
+    """
+    pending = [(annotation, 0)]
+    try:
+        while pending:
+            hint, depth = pending.pop()
+            if isinstance(hint, typing.ForwardRef):
+                hint = hint.__forward_arg__
+            if isinstance(hint, str):
+                depth += _bracket_depth(hint)
+            if depth > MAX_DEPTH:
+                return True
+            args = getattr(hint, "__args__", None)
+            origin = typing.get_origin(hint)
+            if type(args) is tuple and origin is not typing.Literal and not is_record(origin):
+                pending.extend((a, depth + 1) for a in args)
+    except Exception:  # an annotation object that cannot be read: resolving it decides
+        return False
+    return False
+
+
+def _bracket_depth(text: str) -> int:
+    """How deeply square brackets nest in an annotation's source, quoted text skipped."""
+    depth = deepest = 0
+    quote = ""
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif quote:
+            escaped = ch == "\\"
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == "]":
+            depth -= 1
+    return deepest
 
 
 def _globals_of(target: Any) -> dict[str, Any]:
