@@ -215,8 +215,10 @@ class _ProviderWhere:
 
 def decode(source: Document | Lines, fmt: str) -> Iterator[Decoded]:
     """Every message, decoded lazily for JSON Lines; the first problem is raised."""
-    # keep_going=False raises the first problem: only messages come out.
-    return decode_all(source, fmt, keep_going=False)  # type: ignore[return-value]
+    for item in decode_all(source, fmt, keep_going=False):
+        if isinstance(item, MessageError):  # never: keep_going=False raises it itself
+            raise item
+        yield item
 
 
 def decode_all(

@@ -2,7 +2,7 @@
 
 The provider names come from ``messages.providers``, imported only when a name
 other than ``canonical`` or ``envelope`` has to be checked or listed: building
-the parser for ``--help`` then costs no provider import (~6 ms).
+the parser for ``--help`` then costs no provider import.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ _PROGRESS_EVERY = 0x3FFF  # lines between progress updates, minus one (a bit mas
 
 
 # Plain classes, not dataclasses: this module is imported by the parser (for the
-# limit's default), and two dataclass definitions cost ~0.8 ms of every start.
+# limit's default), and defining dataclasses would slow every start of the command.
 
 
 class Document:
@@ -105,9 +105,8 @@ def reason(exc: OSError) -> str:
 
 
 def _rows(stream: IO[bytes], limit: int, progress: Progress | None) -> Iterator[tuple[int, bytes]]:
-    # hot path: runs once per line of a possibly huge file. readline(limit + 1)
-    # bounds a line (iterating the file does not); the length test is the only
-    # added work per line (~40 ns); the progress check is a mask.
+    # Runs once per line of a possibly huge file. readline(limit + 1) bounds a line
+    # (iterating the file does not); the length test is the only added work per line.
     lines: Iterable[bytes] = iter(partial(stream.readline, limit + 1), b"")
     n = 0
     for n, raw in enumerate(lines, 1):

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
             message = decoded.message
             roles[message.role] += 1
             tokens += estimate_tokens(message)
-            if type(message) is ToolResultMessage or isinstance(message, ToolResultMessage):
+            if isinstance(message, ToolResultMessage):
                 pending.pop(message.tool_call_id, None)
             for call in message.tool_calls:
                 calls[call.name] = calls.get(call.name, 0) + 1

@@ -118,20 +118,22 @@ def warn_losses(strict: bool, report: list[tuple[str, str, str]], target: str) -
     return False
 
 
-def stream_closed(stream: object) -> bool:
+def stream_closed(stream: IO[str] | None) -> bool:
     """Whether a standard stream is missing (its descriptor was closed) or closed."""
     if stream is None:
         return True
     try:
-        return bool(stream.closed)  # type: ignore[attr-defined]
-    except (AttributeError, ValueError):
+        return bool(stream.closed)
+    except (AttributeError, ValueError):  # a stand-in stream without the attribute
         return False
 
 
-def isatty(stream: object) -> bool:
+def isatty(stream: IO[str] | None) -> bool:
     """Whether ``stream`` is a terminal (False for None, a closed or a fake stream)."""
+    if stream is None:
+        return False
     try:
-        return bool(stream.isatty())  # type: ignore[attr-defined]
+        return bool(stream.isatty())
     except (AttributeError, OSError, ValueError):
         return False
 

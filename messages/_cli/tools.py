@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..errors import MessageError
 from .formats import is_provider
 from .source import Document, Lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
+    from ..providers import Provider
     from ..tools import ToolDefinition
+
+    _Parse = Callable[[Any], list[ToolDefinition]]
 
 __all__ = ["body_tools"]
 
@@ -34,9 +36,8 @@ def body_tools(
         return [], []
     from ..providers import get_provider
 
-    parse: Callable[[Any], list[ToolDefinition]] | None = getattr(
-        get_provider(fmt), "parse_tools", None
-    )
+    provider = get_provider(fmt)
+    parse: _Parse | None = getattr(provider, "parse_tools", None)
     if parse is None:
         return [], [("tools", f"not carried: reading {fmt} tool definitions is not supported")]
     raw = body["tools"]
@@ -47,34 +48,49 @@ def body_tools(
     tools: list[ToolDefinition] = []
     dropped: list[tuple[str, str]] = []
     for i, entry in enumerate(raw):
-        try:
-            found = parse([entry])
-        except MessageError as exc:
-            declarations = entry.get("functionDeclarations") if type(entry) is dict else None
-            if type(declarations) is list and len(declarations) > 1:
-                # Gemini: one entry holds every declaration; each is read alone,
-                # so one bad declaration does not take the others with it
-                for k, one in enumerate(declarations):
-                    found, problem = _one_tool(parse, {**entry, "functionDeclarations": [one]})
-                    if problem is not None:
-                        where = problem[0].replace(
-                            "functionDeclarations[0]", f"functionDeclarations[{k}]", 1
-                        )
-                        dropped.append((f"tools[{i}]{where}", problem[1]))
-                    tools.extend(found)
-                continue
-            where = f"tools[{i}]{exc.path[3:] if exc.path.startswith('[0]') else ''}"
-            dropped.append((where, f"not carried: {exc.message}"))
-            continue
-        if not found:
-            dropped.append((f"tools[{i}]", "not a function tool; not carried"))
-        else:
-            # keys the definitions have no field for (cache_control, input_examples...)
-            written = get_provider(fmt).format_tools(found)
-            if len(written) == 1:
-                dropped.extend(_unread(entry, written[0], f"tools[{i}]"))
+        found, left_out = _entry_tools(provider, parse, entry, f"tools[{i}]")
+        tools.extend(found)
+        dropped.extend(left_out)
+    return tools, dropped
+
+
+def _entry_tools(
+    provider: Provider, parse: _Parse, entry: Any, path: str
+) -> tuple[list[ToolDefinition], list[tuple[str, str]]]:
+    """The definitions of one tools entry, and ``(path, why)`` of what it does not carry."""
+    try:
+        found = parse([entry])
+    except MessageError as exc:
+        declarations = entry.get("functionDeclarations") if type(entry) is dict else None
+        if type(declarations) is list and len(declarations) > 1:
+            return _declarations(parse, entry, declarations, path)
+        return [], [(path + _below_entry(exc), f"not carried: {exc.message}")]
+    if not found:
+        return [], [(path, "not a function tool; not carried")]
+    # keys the definitions have no field for (cache_control, input_examples...)
+    written = provider.format_tools(found)
+    return found, _unread(entry, written[0], path) if len(written) == 1 else []
+
+
+def _declarations(
+    parse: _Parse, entry: dict[str, Any], declarations: list[Any], path: str
+) -> tuple[list[ToolDefinition], list[tuple[str, str]]]:
+    """Gemini: one entry holds every declaration; each is read alone, so that one bad
+    declaration does not take the others with it."""
+    tools: list[ToolDefinition] = []
+    dropped: list[tuple[str, str]] = []
+    for k, one in enumerate(declarations):
+        found, problem = _one_tool(parse, {**entry, "functionDeclarations": [one]})
+        if problem is not None:
+            where = problem[0].replace("functionDeclarations[0]", f"functionDeclarations[{k}]", 1)
+            dropped.append((f"{path}{where}", problem[1]))
         tools.extend(found)
     return tools, dropped
+
+
+def _below_entry(exc: MessageError) -> str:
+    """The path of an error below the one entry parsed (``[0]...``), else ``""``."""
+    return exc.path[3:] if exc.path.startswith("[0]") else ""
 
 
 #: Keys that hold a tool's JSON schema: its contents are the definition's parameters
@@ -124,14 +140,9 @@ def _unread(entry: Any, written: Any, path: str) -> list[tuple[str, str]]:
     return out
 
 
-def _one_tool(
-    parse: Callable[[Any], list[ToolDefinition]], entry: Any
-) -> tuple[list[ToolDefinition], tuple[str, str] | None]:
+def _one_tool(parse: _Parse, entry: Any) -> tuple[list[ToolDefinition], tuple[str, str] | None]:
     """The definitions of one tools entry, or none and ``(path below it, why)``."""
     try:
         return parse([entry]), None
     except MessageError as exc:
-        return [], (
-            exc.path[3:] if exc.path.startswith("[0]") else "",
-            f"not carried: {exc.message}",
-        )
+        return [], (_below_entry(exc), f"not carried: {exc.message}")

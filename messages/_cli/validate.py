@@ -29,7 +29,7 @@ any other rule           goes on without the message (repair drops or
 from __future__ import annotations
 
 from .._history import _duplicate
-from .._message import SystemMessage, ToolResultMessage
+from .._message import Message, SystemMessage, ToolResultMessage
 from .._ordering import P_USER, OrderingPolicy, OrderingState, advance
 from ..errors import MessageError, OrderingError
 from .decode import Decoded, decode_all, relocated
@@ -104,9 +104,9 @@ class _Replay:
                 self._recover(message, index, exc.rule, found)
         return self._located(found, item) if found else []
 
-    def _repeated(self, message: object, index: int, found: list[OrderingError]) -> bool:
+    def _repeated(self, message: Message, index: int, found: list[OrderingError]) -> bool:
         """Check the id the input gave; True when the message is to be skipped."""
-        mid: str = message.id  # type: ignore[attr-defined]
+        mid = message.id
         first = self.seen.get(mid)
         if first is None:
             self.seen[mid] = _hash(message) if self.keep_going else 0
@@ -114,7 +114,7 @@ class _Replay:
         found.append(_duplicate(mid, index))
         return first == _hash(message)  # the same message again: repair drops it
 
-    def _recover(self, message: object, index: int, rule: str, found: list[OrderingError]) -> None:
+    def _recover(self, message: Message, index: int, rule: str, found: list[OrderingError]) -> None:
         """Bring the state to where ``repair`` would leave it, then check the message again."""
         state = self.state
         if rule == "tool_results_pending":
@@ -122,12 +122,12 @@ class _Replay:
                 advance(state, ToolResultMessage(call_id, "", True, call.name), index)
         elif rule == "system_first":
             advance(state, SystemMessage(""), index)
-        elif rule == "alternation" and message.tool_calls:  # type: ignore[attr-defined]
+        elif rule == "alternation" and message.tool_calls:
             state.phase = P_USER  # the text before the calls joins them: as if absent
         else:
             return
         try:
-            advance(state, message, index)  # type: ignore[arg-type]
+            advance(state, message, index)
         except OrderingError as exc:
             # A second rule the message breaks (each recovery above leaves a state
             # in which it cannot recur, so this ends).
