@@ -55,7 +55,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from ._collections import Messages, join_content, join_contents
 from ._ids import new_id
@@ -92,7 +91,7 @@ class Repair:
     action: str
 
     def __post_init__(self) -> None:
-        if self.index.__class__ is not int or self.index < 0:
+        if type(self.index) is not int or self.index < 0:
             raise ValidationError("expected an int >= 0", "index")
         for name in ("rule", "action"):
             if not isinstance(getattr(self, name), str):
@@ -128,6 +127,18 @@ def _first_with_id(items: tuple[Message, ...]) -> list[int] | None:
     return [index.setdefault(k, i) for i, k in enumerate(keys)]
 
 
+class _FirstSystem:
+    """Where the first system message was placed, and the message itself."""
+
+    __slots__ = ("cells", "message", "pos", "src")
+
+    def __init__(self, cells: list[Message | None], pos: int, src: int, message: Message) -> None:
+        self.cells = cells  # the head or the body
+        self.pos = pos
+        self.src = src  # its input index
+        self.message = message
+
+
 class _Repairer:
     """One pass of the repair state machine (a class only to share its state)."""
 
@@ -142,13 +153,12 @@ class _Repairer:
         self.pending: dict[str, ToolCall | InvalidToolCall] = {}
         self.answered: set[str] = set()
         self.call_src = -1
-        self.first_system: tuple[list[Message | None], int, int] | None = None
+        self.first_system: _FirstSystem | None = None
         self.last_turn = -1  # body position of the last user/assistant message
         self.last_turn_src = -1
-        # hot path: contents merged into the last turn / the first system message,
-        # joined once by settle(). Merging one at a time copied the growing text per
-        # merge: a run of 8k / 16k / 32k user messages of ~150 characters took
-        # 291 / 1,413 / 5,688 ms, now 11 / 25 / 56 ms (benchmarks/bench_merge.py).
+        # Contents merged into the last turn / the first system message, joined once
+        # by settle(): merging one at a time copied the growing text per merge, which
+        # made a long same-role run quadratic (benchmarks/bench_merge.py).
         self.turn_run: list[object] = []
         self.system_run: list[object] = []
 
@@ -168,7 +178,7 @@ class _Repairer:
                 self.note(i, "duplicate_id", "assigned_new_id")
             if self.phase == CALLING and kind != TOOL_RESULT:
                 self.close_group()
-            if kind == TOOL_RESULT:
+            if isinstance(m, ToolResultMessage):  # the TOOL_RESULT kind
                 self.tool_result(m, i)
             elif kind in (SYSTEM, DEVELOPER):
                 self.instruction(m, kind, i)
@@ -185,17 +195,23 @@ class _Repairer:
     def settle(self) -> None:
         """Join the contents merged into the last turn and into the first system message."""
         self.settle_turn()
-        if self.system_run:
-            cells, pos, _ = self.first_system  # type: ignore[misc]
-            cells[pos] = cells[pos].with_content(join_contents(self.system_run))  # type: ignore[union-attr]
+        first = self.first_system
+        if self.system_run and first is not None:
+            first.cells[first.pos] = first.message.with_content(join_contents(self.system_run))
             self.system_run = []
 
     def settle_turn(self) -> None:
         """Join the contents merged into the last turn, before it is read or left."""
         if self.turn_run:
-            prev = self.body[self.last_turn]
-            self.body[self.last_turn] = prev.with_content(join_contents(self.turn_run))  # type: ignore[union-attr]
+            prev = self.last_turn_message()
+            self.body[self.last_turn] = prev.with_content(join_contents(self.turn_run))
             self.turn_run = []
+
+    def last_turn_message(self) -> Message:
+        """The last user/assistant message placed (its place is emptied only once it is left)."""
+        prev = self.body[self.last_turn]
+        assert prev is not None
+        return prev
 
     def close_group(self) -> None:
         for call_id, call in self.pending.items():
@@ -205,8 +221,8 @@ class _Repairer:
         self.pending = {}
         self.phase = ANSWERED
 
-    def tool_result(self, m: Message, i: int) -> None:
-        call_id: str = m.tool_call_id  # type: ignore[attr-defined]
+    def tool_result(self, m: ToolResultMessage, i: int) -> None:
+        call_id = m.tool_call_id
         if self.table[self.phase * _NKINDS + TOOL_RESULT] != _PAIR:
             self.note(i, "orphan_tool_result", "dropped")
         elif call_id in self.pending:
@@ -221,11 +237,11 @@ class _Repairer:
 
     def instruction(self, m: Message, kind: int, i: int) -> None:
         policy = self.policy
-        if kind == SYSTEM and self.first_system is not None and not policy.allow_multiple_system:
+        first = self.first_system
+        if kind == SYSTEM and first is not None and not policy.allow_multiple_system:
             if not self.system_run:
-                cells, pos, _ = self.first_system
-                self.system_run.append(cells[pos].content)  # type: ignore[union-attr]
-            self.system_run.append(m.content)  # type: ignore[attr-defined]
+                self.system_run.append(first.message.content)
+            self.system_run.append(m.content)
             self.note(i, "single_system", "merged_into_first")
             return
         if self.phase == INSTRUCTIONS:
@@ -236,28 +252,27 @@ class _Repairer:
             cells = self.head
             self.note(i, "instructions_first", "moved_to_instructions")
         cells.append(m)
-        if kind == SYSTEM and self.first_system is None:
-            self.first_system = (cells, len(cells) - 1, i)
+        if kind == SYSTEM and first is None:
+            self.first_system = _FirstSystem(cells, len(cells) - 1, i, m)
 
     def turn(self, m: Message, kind: int, i: int) -> None:
         entry = self.table[self.phase * _NKINDS + kind]
         body = self.body
-        if entry.__class__ is int and entry >= 0:
+        if type(entry) is int and entry >= 0:
             self.settle_turn()
             body.append(m)
             self.opened(m, kind, i, entry)
         elif entry == "alternation":
-            content = m.content  # type: ignore[attr-defined]
+            content = m.content
             if kind != TOOL_CALL:
                 if not self.turn_run:
-                    self.turn_run.append(body[self.last_turn].content)  # type: ignore[union-attr]
+                    self.turn_run.append(self.last_turn_message().content)
                 self.turn_run.append(content)
                 self.note(i, "alternation", "merged_into_previous")
                 return
             self.settle_turn()
-            prev = body[self.last_turn]
-            assert prev is not None
-            merged = join_content(prev.content, content) if prev.parts else content  # type: ignore[attr-defined]
+            prev = self.last_turn_message()
+            merged = join_content(prev.content, content) if prev.parts else content
             # The text goes into the tool-call message, placed where the call was,
             # so that the results still follow it directly.
             body[self.last_turn] = None
@@ -275,9 +290,8 @@ class _Repairer:
         self.phase = phase
         if kind == TOOL_CALL:
             self.pending = {c.id: c for c in m.tool_calls}
-            if (
-                m.invalid_tool_calls
-            ):  # answered like valid calls (repair gives them an error result)
+            # invalid calls are answered like valid ones (repair gives them an error result)
+            if m.invalid_tool_calls:
                 self.pending.update({c.id: c for c in m.invalid_tool_calls})
             self.answered = set()
             self.call_src = i
@@ -293,10 +307,10 @@ class _Repairer:
         if self.first_system is not None:
             # A late system message (allowed late by this policy) moves to the front
             # rather than adding a second one next to it.
-            cells, pos, src = self.first_system
-            self.head.insert(0, cells[pos])
-            cells[pos] = None
-            self.note(src, "system_first", "moved_to_instructions")
+            first = self.first_system
+            self.head.insert(0, first.cells[first.pos])
+            first.cells[first.pos] = None
+            self.note(first.src, "system_first", "moved_to_instructions")
             return
         self.head.insert(0, SystemMessage(""))
         self.note(0, "system_first", "inserted_empty_system")
