@@ -10,15 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from messages._frozen import FrozenDict, freeze
-from messages._json import JSON_SCALAR_TYPES, json_type, loads, show_name
+from messages._frozen import SCALARS, FrozenDict, freeze
+from messages._json import json_type, loads, show_name
+from messages.errors import DecodeError
 
 
 class Level(enum.IntEnum):
     LOW = 1
 
 
-class Name(str, enum.Enum):
+class Name(enum.StrEnum):
     A = "a"
 
 
@@ -77,7 +78,7 @@ def test_json_type_of_every_json_value_is_a_json_schema_type(value: Any) -> None
 
 
 def test_json_scalar_types_are_what_loads_gives() -> None:
-    assert {type(v) for v in loads('[null, true, 1, 1.5, "s"]')} == JSON_SCALAR_TYPES
+    assert {type(v) for v in loads('[null, true, 1, 1.5, "s"]')} == SCALARS
 
 
 @pytest.mark.parametrize(
@@ -102,3 +103,17 @@ def test_show_name_is_printable_and_short(name: str) -> None:
     assert len(shown) <= 64
     if name.isprintable() and len(name) <= 64:
         assert shown == name
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('"abc', "invalid JSON (Unterminated string starting at line 1 column 1)"),
+        ('"a\x01"', "invalid JSON (Invalid control character at line 1 column 3)"),
+        ("[1,", "invalid JSON (Expecting value at line 1 column 4)"),
+    ],
+)
+def test_a_syntax_error_says_where_once(text: str, message: str) -> None:
+    with pytest.raises(DecodeError) as e:
+        loads(text)
+    assert e.value.message == message
