@@ -5,14 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 SRC := messages tests benchmarks
 
-.PHONY: test lint typecheck unit demo bench bench-peers fmt clean importtime dist distcheck postgres
+.PHONY: test lint typecheck unit versions demo bench bench-peers fmt clean importtime dist distcheck postgres
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-test: lint typecheck unit distcheck
+test: lint typecheck versions distcheck
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(SRC)
@@ -23,6 +23,14 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# The suite on the dev venv's Python and on every other CPython the package admits
+# that is on this machine (python3.N on PATH or in ~/.pyenv/versions), each in a
+# venv of its own (.venv-3.N); JOBS suites at a time. Prints which versions ran and
+# which are missing; a missing one is skipped, a failed one fails.
+JOBS ?= 2
+versions: $(STAMP)
+	$(BIN)/python tests/run_versions.py --dev $(BIN)/python --jobs $(JOBS)
 
 # A wheel and an sdist in dist/, built from this tree with the pinned dev tools.
 dist: $(STAMP)
@@ -63,5 +71,5 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix $(SRC)
 
 clean:
-	rm -rf $(VENV) .venv-bench .mypy_cache .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) .venv-3.* .venv-bench .mypy_cache .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
