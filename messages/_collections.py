@@ -328,8 +328,8 @@ class Messages(Sequence[Message]):
         for m in self._items:
             if out and m.role is out[-1].role and mergeable(m) and mergeable(out[-1]):
                 if not run:
-                    run.append(out[-1].content)  # type: ignore[attr-defined]
-                run.append(m.content)  # type: ignore[attr-defined]
+                    run.append(out[-1].content)
+                run.append(m.content)
                 changed = True
                 continue
             if run:

@@ -97,7 +97,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ._build import tool_call, trusted
@@ -149,8 +149,6 @@ UNKNOWN_FIELDS_KEY: Final = "unknown_fields"
 
 MESSAGE_EXTRAS_KEY: Final = "envelope"
 """The message extras key under which ``to_message`` keeps what a message has no field for."""
-
-UTC = timezone.utc
 
 #: An envelope's content: a string, frozen content blocks, or None.
 Blocks = str | tuple[Mapping[str, Any], ...] | None
@@ -581,7 +579,7 @@ def _inferred_type(message: Message) -> EnvelopeType:
         return _T.TOOL_CALL
     if isinstance(message, ToolResultMessage):
         return _T.TOOL_RESULT
-    if _has_media(message.content):  # type: ignore[attr-defined]
+    if _has_media(message.content):
         return _T.MULTIMODAL_PART
     return _T.TEXT
 
@@ -607,7 +605,7 @@ def _from_message(cls: type[Envelope], m: Message, override: EnvelopeType | str 
         cls,
         etype,
         role,
-        _blocks_of(m.content),  # type: ignore[attr-defined]
+        _blocks_of(m.content),
         freeze(payload, "payload"),
         m.metadata,
         m.id,

@@ -94,25 +94,15 @@ _KIND_BY_ROLE = {
     MessageRole.ASSISTANT: ASSISTANT,
 }
 
-#: The kind of every class :func:`kind_of` has classified. ``_history`` looks kinds up
-#: here by class (it must also find the classes ordered by their role, which the
-#: ``_kinds`` table does not hold); once it calls ``kind_of`` this cache can go.
-_KIND_OF: dict[type, int] = {}
-
-
 def kind_of(message: object, index: int = -1) -> int:
     """The kind of a message (see ``KIND_NAMES``); OrderingError for anything else.
 
     A message's kind comes from ``_kinds``; a class that derives from ``Message``
     directly is ordered by its role (a tool message must be a ToolResultMessage).
     """
-    cls = type(message)
-    kind = _KIND_OF.get(cls)
+    kind = kind_or_none(message)
     if kind is None:
-        kind = kind_or_none(message)
-        if kind is None:
-            kind = _kind_by_role(message, index)
-        _KIND_OF[cls] = kind  # a class's kind never changes (role is a ClassVar)
+        kind = _kind_by_role(message, index)
     return kind
 
 

@@ -219,7 +219,7 @@ class AsyncChatHistoryStorage:
                 while not write.done():
                     try:
                         await asyncio.wait({write})
-                    except asyncio.CancelledError:  # noqa: PERF203 - rare
+                    except asyncio.CancelledError:
                         continue
                 if not write.cancelled() and write.exception() is None:
                     with s._lock:

@@ -433,7 +433,7 @@ def _set_wal(conn: sqlite3.Connection, timeout: float) -> None:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             return
-        except sqlite3.OperationalError as exc:  # noqa: PERF203 - a retry loop, rarely entered
+        except sqlite3.OperationalError as exc:
             if _is_read_only(exc):
                 return
             if time.monotonic() + delay > deadline:
