@@ -12,7 +12,7 @@ stores each field through ``object.__setattr__``.
 of its own is built through its constructor by the codec, so that its own checks run).
 A message's ``created_at`` may also be given as canonical UTC text
 ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` that the caller checked: it is kept as text until
-``created_at`` is read (see ``_ids.MessageStamps``).
+``created_at`` is read (see ``_message.start_stamps``).
 """
 
 from __future__ import annotations

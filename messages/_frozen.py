@@ -163,6 +163,15 @@ def _freeze_items(items: Iterable[tuple[Any, Any]], path: str, depth: int) -> Fr
     return FrozenDict(out)
 
 
+def _flat(value: Mapping[Any, Any]) -> bool:
+    """Whether every key of ``value`` is a str and every value a JSON scalar (finite, if a float)."""
+    for k, v in value.items():
+        t = type(v)
+        if type(k) is not str or t not in SCALARS or (t is float and not math.isfinite(v)):
+            return False
+    return True
+
+
 def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
     """Freeze a mapping field (metadata, extras, arguments); ``None`` gives EMPTY."""
     if value is None:
@@ -174,7 +183,7 @@ def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
         # A flat dict of scalars (the usual tool arguments) is copied in one step.
         if not value:
             return EMPTY
-        if all(type(k) is str and is_plain(v) for k, v in value.items()):
+        if _flat(value):
             return FrozenDict(value)
         return _freeze_items(value.items(), path, 1)
     if not isinstance(value, Mapping):

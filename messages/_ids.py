@@ -5,9 +5,8 @@ per-process prefix, 12 of a per-process counter (40 bits used). Ids made later s
 (lexicographically) within a process, and across processes to the millisecond.
 
 A message does not format its id, nor build its ``created_at`` datetime, when it is
-built: ``MessageStamps`` (below) keeps the clock reading and a sequence number until
-either field is first read. Most messages of an agent loop are sent and dropped
-without anyone reading their id.
+built: ``_message`` keeps the clock reading and a sequence number until
+either field is first read, and formats them with the functions here.
 """
 
 from __future__ import annotations
@@ -21,18 +20,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import hashlib
     from collections.abc import Callable
-    from typing import Any
 
     from _typeshed import ReadableBuffer
 
 __all__ = [
     "DERIVED_ID_PREFIX",
     "UTC",
-    "MessageStamps",
     "counter",
     "call_id_of",
     "derive_call_id",
     "new_id",
+    "ms_of",
     "now",
     "stamp_created_at",
     "stamp_id",
@@ -119,6 +117,11 @@ def new_id() -> str:
     return stamp_id(time_ns(), next(counter))
 
 
+def ms_of(value: datetime) -> int:
+    """The Unix millisecond of an aware datetime."""
+    return (value - _EPOCH) // _MILLISECOND
+
+
 def now() -> datetime:
     """The current time as an aware UTC datetime."""
     return datetime.now(UTC)
@@ -166,126 +169,3 @@ def stamp_id_ms(ms: int, seq: int) -> str:
         head = f"{ms:012x}{_prefix}"
         _last_head = (ms, head)
     return f"{head}{seq & _SEQ_MASK:012x}"
-
-
-# -- lazily made id and created_at ------------------------------------------------------
-
-
-class MessageStamps:
-    """How a message's ``id`` and ``created_at`` are made when first read (the one place).
-
-    Building a message reads the clock and takes a sequence number, but formats
-    neither: its ``id`` slot holds the sequence number and its ``created_at`` slot the
-    clock's nanoseconds until either field is read. A decoded message may also hold
-    its canonical timestamp text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``) until ``created_at``
-    is read. The descriptors this installs on the message class stand in for the
-    dataclass's slot descriptors, so reading ``id`` always gives a ``str`` and reading
-    ``created_at`` an aware ``datetime``; no other module looks at the slots.
-
-    Threads may race on a first read: the id is computed from the sequence number and
-    the millisecond of the created_at slot, whatever form that slot is in, so every
-    thread stores an equal value.
-    """
-
-    __slots__ = ("_get_created", "_get_id", "_set_created", "_set_id")
-    if TYPE_CHECKING:
-        _get_id: Callable[[object], str | int]
-        _get_created: Callable[[object], datetime | str | int]
-        _set_id: Callable[[object, object], None]
-        _set_created: Callable[[object, object], None]
-
-    def __init__(self, cls: type) -> None:
-        id_slot, created_slot = cls.__dict__["id"], cls.__dict__["created_at"]
-        self._get_id, self._set_id = id_slot.__get__, id_slot.__set__
-        self._get_created, self._set_created = created_slot.__get__, created_slot.__set__
-        type.__setattr__(cls, "id", _LazyId(self))
-        type.__setattr__(cls, "created_at", _LazyCreatedAt(self))
-
-    def given(self, message: object) -> tuple[object, object]:
-        """The id and created_at a constructor stored, before ``start`` (None: make one)."""
-        return self._get_id(message), self._get_created(message)
-
-    def start(self, message: object, id: str | None, created_at: datetime | str | None) -> None:
-        """Give a new message its id and creation time: the ones given, or new ones.
-
-        ``created_at`` may be the canonical text of a decoded message. With no id, the id
-        is made from the clock now (not from a given ``created_at``).
-        """
-        if id is None:
-            if created_at is None:
-                self._set_created(message, time_ns())
-                self._set_id(message, next(counter))
-                return
-            id = new_id()
-        self._set_id(message, id)
-        self._set_created(message, time_ns() if created_at is None else created_at)
-
-    def id(self, message: object) -> str:
-        """The message's id, formatted (and kept) on first read."""
-        value = self._get_id(message)
-        if isinstance(value, int):
-            value = stamp_id_ms(self._millisecond(message), value)
-            self._set_id(message, value)
-        return value
-
-    def created_at(self, message: object) -> datetime:
-        """The message's creation time, built (and kept) on first read."""
-        value = self._get_created(message)
-        if isinstance(value, int):
-            value = stamp_created_at(value)
-            self._set_created(message, value)
-        elif isinstance(value, str):
-            value = text_created_at(value)
-            self._set_created(message, value)
-        return value
-
-    def created_at_text(self, message: object) -> str:
-        """The creation time as canonical text, without building a datetime when there is none."""
-        value = self._get_created(message)
-        if isinstance(value, str):
-            return value
-        if isinstance(value, int):
-            return stamp_text(value)
-        return f"{value.isoformat(timespec='microseconds')[:-6]}Z"
-
-    def _millisecond(self, message: object) -> int:
-        value = self._get_created(message)
-        if isinstance(value, int):
-            return value // 1_000_000
-        if isinstance(value, str):
-            value = text_created_at(value)
-        return (value - _EPOCH) // _MILLISECOND
-
-
-class _LazyId:
-    """The ``id`` attribute of a message class (see ``MessageStamps``)."""
-
-    __slots__ = ("_stamps",)
-
-    def __init__(self, stamps: MessageStamps) -> None:
-        self._stamps = stamps
-
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return self._stamps.id(obj)
-
-    def __set__(self, obj: object, value: object) -> None:
-        self._stamps._set_id(obj, value)
-
-
-class _LazyCreatedAt:
-    """The ``created_at`` attribute of a message class (see ``MessageStamps``)."""
-
-    __slots__ = ("_stamps",)
-
-    def __init__(self, stamps: MessageStamps) -> None:
-        self._stamps = stamps
-
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return self._stamps.created_at(obj)
-
-    def __set__(self, obj: object, value: object) -> None:
-        self._stamps._set_created(obj, value)

@@ -1,12 +1,12 @@
 """The message classes: one per role, plus the assistant turn that calls tools.
 
-Every class is a ``@dataclass(frozen=True, slots=True)`` whose checks live in
-``__post_init__``, and every construction runs them: the dataclass ``__init__``,
-a user's subclass and ``dataclasses.replace`` alike. Decoders and provider parsers,
-which have checked what they read, build through ``_build`` instead (the one
-trusted path). The common fields (``name``, ``metadata``, ``extras``, ``cache``,
-``id``, ``created_at``) are keyword-only, so a subclass's own fields may have
-defaults.
+Every class is a ``@dataclass(frozen=True, slots=True)``. Its checks live in its
+``__init__``, which every construction runs: a call of the class, a user's subclass
+(a dataclass subclass's generated ``__init__`` reaches it through ``__post_init__``)
+and ``dataclasses.replace`` alike. Decoders and provider parsers, which have checked
+what they read, build through ``_build`` instead (the one trusted path). The common
+fields (``name``, ``metadata``, ``extras``, ``id``, ``created_at``, ``cache``) are
+keyword-only, so a subclass's own fields may have defaults.
 
 ``id`` and ``created_at`` are made lazily: see ``_ids.LazyId`` and
 ``_ids.LazyCreatedAt``, the one mechanism behind them. Reading either always gives
@@ -16,7 +16,7 @@ a ``str`` and an aware ``datetime``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ._fields import (
@@ -29,11 +29,19 @@ from ._fields import (
     check_created_at,
     check_id,
     check_mapping,
-    check_opt_str,
     check_str,
 )
 from ._frozen import EMPTY
-from ._ids import MessageStamps
+from ._ids import (
+    counter,
+    ms_of,
+    new_id,
+    stamp_created_at,
+    stamp_id_ms,
+    stamp_text,
+    text_created_at,
+    time_ns,
+)
 from ._lazy import LazyModule
 from ._parts import ContentPart, ReasoningPart, TextPart
 from ._role import MessageRole
@@ -75,7 +83,6 @@ Content = str | Sequence[ContentPart | str]
 """What a message's content may be given as: a string or a sequence of parts (plain strings in the sequence become TextParts)."""
 
 _NO_ID: Any = None  # the default of id and created_at: "make one"
-_store = object.__setattr__
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -114,22 +121,12 @@ class Message:
         def content(self) -> str | tuple[ContentPart, ...] | None: ...
 
     def __post_init__(self) -> None:
+        # Only a direct dataclass subclass of Message gets here (the built-in classes
+        # have their own __init__): its generated __init__ stored the common fields as
+        # given, and they are checked now.
         if type(self) is Message:
             raise TypeError("Message is abstract: use a subclass or a Message.* factory")
-        if self.name is not None:
-            _store(self, "name", check_str(self.name, "name"))
-        if self.metadata is not EMPTY:
-            _store(self, "metadata", check_mapping(self.metadata, "metadata"))
-        if self.extras is not EMPTY:
-            _store(self, "extras", check_mapping(self.extras, "extras"))
-        if self.cache is not None:
-            _store(self, "cache", check_cache(self.cache))
-        given_id, given_time = _STAMPS.given(self)
-        _STAMPS.start(
-            self,
-            None if given_id is None else check_id(given_id),
-            None if given_time is None else check_created_at(given_time),
-        )
+        _init_common(self, **_given(self))
 
     # -- the views every message offers -------------------------------------------
 
@@ -317,8 +314,10 @@ class Message:
                 created_at=created_at,
                 cache=cache,
             )
+        if content is None:
+            reject("content is required (an empty string is valid)", "content")
         return AssistantMessage(
-            content,  # type: ignore[arg-type]  # None is refused at run time, by name
+            content,
             name=name,
             metadata=metadata,
             extras=extras,
@@ -356,108 +355,244 @@ class Message:
         )
 
 
-_STAMPS = MessageStamps(Message)
+# -- id and created_at, made on first read ------------------------------------------------
+#
+# Building a message reads the clock and takes a sequence number, but formats neither:
+# its ``id`` slot holds the sequence number and its ``created_at`` slot the clock's
+# nanoseconds until either field is read (a decoded message may also hold its canonical
+# timestamp text until ``created_at`` is read). The two descriptors below stand in for
+# the dataclass's slot descriptors, so reading ``id`` always gives a ``str`` and reading
+# ``created_at`` an aware ``datetime``. This section is the only code that looks at the
+# two slots; other modules use ``created_at_text`` and ``start_stamps``.
+#
+# Threads may race on a first read: the id is computed from the sequence number and the
+# millisecond of the created_at slot, whatever form that slot is in, so every thread
+# stores an equal value.
+
+_id_slot, _created_slot = Message.__dict__["id"], Message.__dict__["created_at"]
+# (None only inside a constructor, before the stamps are stored)
+_get_id: Callable[[object], str | int] = _id_slot.__get__
+_set_id: Callable[[object, object], None] = _id_slot.__set__
+_get_created: Callable[[object], datetime | str | int] = _created_slot.__get__
+_set_created: Callable[[object, object], None] = _created_slot.__set__
+_next_seq = counter.__next__
+
+
+def _read_id(message: object) -> str:
+    value = _get_id(message)
+    if isinstance(value, int):
+        value = stamp_id_ms(_millisecond(message), value)
+        _set_id(message, value)
+    return value
+
+
+def _read_created_at(message: object) -> datetime:
+    value = _get_created(message)
+    if isinstance(value, int):
+        value = stamp_created_at(value)
+        _set_created(message, value)
+    elif isinstance(value, str):
+        value = text_created_at(value)
+        _set_created(message, value)
+    return value
+
+
+def _millisecond(message: object) -> int:
+    value = _get_created(message)
+    if isinstance(value, int):
+        return value // 1_000_000
+    return ms_of(text_created_at(value) if isinstance(value, str) else value)
+
+
+class _Stamp:
+    """The ``id`` or ``created_at`` attribute of the message classes (see above)."""
+
+    __slots__ = ("_read", "_store")
+
+    def __init__(
+        self, read: Callable[[object], object], store: Callable[[object, object], None]
+    ) -> None:
+        self._read, self._store = read, store
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        return self if obj is None else self._read(obj)
+
+    def __set__(self, obj: object, value: object) -> None:
+        self._store(obj, value)
+
+
+type.__setattr__(Message, "id", _Stamp(_read_id, _set_id))
+type.__setattr__(Message, "created_at", _Stamp(_read_created_at, _set_created))
+
+
+def start_stamps(message: object, id: str | None, created_at: datetime | str | None) -> None:
+    """Give a new message its id and creation time: the ones given (checked), or new ones.
+
+    ``created_at`` may be the canonical text of a decoded message. With no id, the id
+    is made from the clock now (not from a given ``created_at``).
+    """
+    if id is None:
+        if created_at is None:
+            _set_created(message, time_ns())
+            _set_id(message, _next_seq())
+            return
+        id = new_id()
+    _set_id(message, id)
+    _set_created(message, time_ns() if created_at is None else created_at)
 
 
 def created_at_text(message: Message) -> str:
     """``message.created_at`` as canonical text (``YYYY-MM-DDTHH:MM:SS.ffffffZ``)."""
-    return _STAMPS.created_at_text(message)
+    value = _get_created(message)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return stamp_text(value)
+    return f"{_read_created_at(message).isoformat(timespec='microseconds')[:-6]}Z"
 
 
-def start_stamps(message: object, id: str | None, created_at: datetime | str | None) -> None:
-    """Give a message built on the trusted path (``_build``) its id and creation time."""
-    _STAMPS.start(message, id, created_at)
+# -- building a message -------------------------------------------------------------------
+#
+# The built-in classes are built in agent loops, so each has a hand-written ``__init__``
+# where its checks live: it checks each argument and stores the checked value once,
+# through the field's slot setter (a frozen dataclass refuses ``self.x = v``; its
+# generated ``__init__`` stores every field through ``object.__setattr__`` and
+# ``__post_init__`` would store the checked ones again: see docs/performance.md).
+# A user's dataclass subclass gets a generated ``__init__``, which stores the fields
+# as given and calls ``__post_init__``: there each class runs its own ``__init__`` on
+# those values, so the same checks run for every construction.
+
+
+def _setter(cls: type, name: str) -> Callable[[object, object], None]:
+    setter: Callable[[object, object], None] = cls.__dict__[name].__set__
+    return setter
+
+
+_set_name = _setter(Message, "name")
+_set_metadata = _setter(Message, "metadata")
+_set_extras = _setter(Message, "extras")
+_set_cache = _setter(Message, "cache")
+
+
+def _init_common(
+    self: Message,
+    name: str | None,
+    metadata: Mapping[str, Any] | None,
+    extras: Mapping[str, Any] | None,
+    id: str | None,
+    created_at: datetime | None,
+    cache: CacheHint | None,
+) -> None:
+    """Check and store the fields every message has."""
+    _set_name(self, None if name is None else check_str(name, "name"))
+    _set_metadata(self, EMPTY if metadata is None else check_mapping(metadata, "metadata"))
+    _set_extras(self, EMPTY if extras is None else check_mapping(extras, "extras"))
+    _set_cache(self, None if cache is None else check_cache(cache))
+    if id is None and created_at is None:  # the usual call: a new id and the current time
+        _set_created(self, time_ns())
+        _set_id(self, _next_seq())
+    else:
+        start_stamps(
+            self,
+            None if id is None else check_id(id),
+            None if created_at is None else check_created_at(created_at),
+        )
+
+
+def _given(self: Message) -> dict[str, Any]:
+    """The common fields as a dataclass ``__init__`` stored them (id and created_at as given)."""
+    return {
+        "name": self.name,
+        "metadata": self.metadata,
+        "extras": self.extras,
+        "id": _get_id(self),
+        "created_at": _get_created(self),
+        "cache": self.cache,
+    }
 
 
 # -- the classes ------------------------------------------------------------------------
-#
-# Each class declares its ``__init__`` signature for the type checker only (the common
-# fields also take None there); at run time the dataclass ``__init__`` stores the
-# arguments and calls ``__post_init__``, where the checks are.
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class SystemMessage(Message):
     """Instructions from the application (role ``system``)."""
 
     content: str = field(repr=False)
     role = MessageRole.SYSTEM
 
-    if TYPE_CHECKING:
-
-        def __init__(
-            self,
-            content: str,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
+    def __init__(
+        self,
+        content: str,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
+        _set_system_content(self, check_str(content, "content"))
+        _init_common(self, name, metadata, extras, id, created_at, cache)
 
     def __post_init__(self) -> None:
-        Message.__post_init__(self)
-        if type(self.content) is not str:
-            _store(self, "content", check_str(self.content, "content"))
+        SystemMessage.__init__(self, self.content, **_given(self))
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class DeveloperMessage(Message):
     """Instructions from the developer (role ``developer``)."""
 
     content: str = field(repr=False)
     role = MessageRole.DEVELOPER
 
-    if TYPE_CHECKING:
-
-        def __init__(
-            self,
-            content: str,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
+    def __init__(
+        self,
+        content: str,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
+        _set_developer_content(self, check_str(content, "content"))
+        _init_common(self, name, metadata, extras, id, created_at, cache)
 
     def __post_init__(self) -> None:
-        Message.__post_init__(self)
-        if type(self.content) is not str:
-            _store(self, "content", check_str(self.content, "content"))
+        DeveloperMessage.__init__(self, self.content, **_given(self))
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class UserMessage(Message):
     """What the user said: a string or text, image, audio and file parts."""
 
     content: str | tuple[ContentPart, ...] = field(repr=False)
     role = MessageRole.USER
 
-    if TYPE_CHECKING:
-
-        def __init__(
-            self,
-            content: Content,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
+    def __init__(
+        self,
+        content: Content,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
+        _set_user_content(self, check_content(content, USER_PARTS))
+        _init_common(self, name, metadata, extras, id, created_at, cache)
 
     def __post_init__(self) -> None:
-        Message.__post_init__(self)
-        if type(self.content) is not str:
-            _store(self, "content", check_content(self.content, USER_PARTS))
+        UserMessage.__init__(self, self.content, **_given(self))
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class AssistantMessage(Message):
     """What the model answered: a string or text and reasoning parts.
 
@@ -467,24 +602,24 @@ class AssistantMessage(Message):
     content: str | tuple[ContentPart, ...] | None = field(repr=False)
     role = MessageRole.ASSISTANT
 
-    if TYPE_CHECKING:
-
-        def __init__(
-            self,
-            content: Content,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
+    def __init__(
+        self,
+        content: Content,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from its content and the common fields (keyword-only)."""
+        _set_assistant_content(self, check_content(content, ASSISTANT_PARTS))
+        _init_common(self, name, metadata, extras, id, created_at, cache)
 
     def __post_init__(self) -> None:
-        Message.__post_init__(self)
-        if type(self.content) is not str:
-            _store(self, "content", check_content(self.content, ASSISTANT_PARTS))
+        content: Any = self.content  # None is refused by the check, naming the field
+        AssistantMessage.__init__(self, content, **_given(self))
 
 
 def check_tool_calls(
@@ -495,14 +630,16 @@ def check_tool_calls(
     invalid = _call_tuple(invalid_tool_calls, InvalidToolCall, "invalid_tool_calls")
     if not calls and not invalid:
         reject("at least one tool call (valid or invalid) is required", "tool_calls")
-    seen: set[str] = set()
-    for path, group in (("tool_calls", calls), ("invalid_tool_calls", invalid)):
-        for i, c in enumerate(group):
-            if c.id in seen:
-                reject(
-                    f"duplicate tool call id {ident(c.id)} within the message", f"{path}[{i}].id"
-                )
-            seen.add(c.id)
+    if len(calls) + len(invalid) > 1:
+        seen: set[str] = set()
+        for path, group in (("tool_calls", calls), ("invalid_tool_calls", invalid)):
+            for i, c in enumerate(group):
+                if c.id in seen:
+                    reject(
+                        f"duplicate tool call id {ident(c.id)} within the message",
+                        f"{path}[{i}].id",
+                    )
+                seen.add(c.id)
     return calls, invalid
 
 
@@ -525,9 +662,8 @@ class ToolCallMessage(AssistantMessage):
     or invalid, is required; ids are unique across both. Call order is
     ``tool_calls`` then ``invalid_tool_calls``.
 
-    Its ``__init__`` takes ``tool_calls`` first; a dataclass subclass's generated
-    ``__init__`` takes ``content`` first (the field order): pass ``tool_calls`` by
-    keyword there.
+    A dataclass subclass's generated ``__init__`` takes ``content`` first (the field
+    order): pass ``tool_calls`` by keyword there.
     """
 
     content: str | tuple[ContentPart, ...] | None = field(default=None, repr=False)
@@ -548,30 +684,19 @@ class ToolCallMessage(AssistantMessage):
         created_at: datetime | None = None,
         cache: CacheHint | None = None,
     ) -> None:
-        """The message, from its calls and content and the common fields (keyword-only).
-
-        Stores the arguments as given, then ``__post_init__`` checks them, as the
-        dataclass ``__init__`` would; only the order of the parameters differs.
-        """
-        _store(self, "content", content)
-        _store(self, "tool_calls", tool_calls)
-        _store(self, "invalid_tool_calls", invalid_tool_calls)
-        _store(self, "name", name)
-        _store(self, "metadata", EMPTY if metadata is None else metadata)
-        _store(self, "extras", EMPTY if extras is None else extras)
-        _store(self, "cache", cache)
-        _store(self, "id", id)
-        _store(self, "created_at", created_at)
-        self.__post_init__()
+        """The message, from its calls and content and the common fields (keyword-only)."""
+        calls, invalid = check_tool_calls(tool_calls, invalid_tool_calls)
+        if content is not None:
+            content = check_content(content, ASSISTANT_PARTS)
+        _set_assistant_content(self, content)
+        _set_tool_calls(self, calls)
+        _set_invalid_tool_calls(self, invalid)
+        _init_common(self, name, metadata, extras, id, created_at, cache)
 
     def __post_init__(self) -> None:
-        Message.__post_init__(self)
-        calls, invalid = check_tool_calls(self.tool_calls, self.invalid_tool_calls)
-        _store(self, "tool_calls", calls)
-        _store(self, "invalid_tool_calls", invalid)
-        content = self.content
-        if content is not None and type(content) is not str:
-            _store(self, "content", check_content(content, ASSISTANT_PARTS))
+        ToolCallMessage.__init__(
+            self, self.tool_calls, self.content, self.invalid_tool_calls, **_given(self)
+        )
 
     def _repr_more(self) -> str:
         more = f", tool_calls={len(self.tool_calls)}"
@@ -585,7 +710,7 @@ class ToolCallMessage(AssistantMessage):
         return tuple([c.id for c in self.tool_calls] + [c.id for c in self.invalid_tool_calls])
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class ToolResultMessage(Message):
     """The result of one tool call (role ``tool``)."""
 
@@ -595,37 +720,37 @@ class ToolResultMessage(Message):
     tool_name: str | None = None
     role = MessageRole.TOOL
 
-    if TYPE_CHECKING:
-
-        def __init__(
-            self,
-            tool_call_id: str,
-            content: Content,
-            is_error: bool = False,
-            tool_name: str | None = None,
-            *,
-            name: str | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            extras: Mapping[str, Any] | None = None,
-            id: str | None = None,
-            created_at: datetime | None = None,
-            cache: CacheHint | None = None,
-        ) -> None: ...
-
-    def __post_init__(self) -> None:
-        Message.__post_init__(self)
-        if type(self.tool_call_id) is not str or not self.tool_call_id:
-            if not isinstance(self.tool_call_id, str) or not self.tool_call_id:
-                reject("tool_call_id is required (a non-empty str)", "tool_call_id")
-            _store(self, "tool_call_id", str(self.tool_call_id))
-        check_bool(self.is_error, "is_error")
-        if self.tool_name is not None:
-            tool_name = check_opt_str(self.tool_name, "tool_name")
+    def __init__(
+        self,
+        tool_call_id: str,
+        content: Content,
+        is_error: bool = False,
+        tool_name: str | None = None,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        created_at: datetime | None = None,
+        cache: CacheHint | None = None,
+    ) -> None:
+        """The message, from the result's fields and the common fields (keyword-only)."""
+        if not isinstance(tool_call_id, str) or not tool_call_id:
+            reject("tool_call_id is required (a non-empty str)", "tool_call_id")
+        if tool_name is not None:
+            tool_name = check_str(tool_name, "tool_name")
             if not tool_name:
                 reject("expected a non-empty str or None", "tool_name")
-            _store(self, "tool_name", tool_name)
-        if type(self.content) is not str:
-            _store(self, "content", check_content(self.content, TOOL_PARTS))
+        _set_tool_call_id(self, str(tool_call_id))
+        _set_result_content(self, check_content(content, TOOL_PARTS))
+        _set_is_error(self, check_bool(is_error, "is_error"))
+        _set_tool_name(self, tool_name)
+        _init_common(self, name, metadata, extras, id, created_at, cache)
+
+    def __post_init__(self) -> None:
+        ToolResultMessage.__init__(
+            self, self.tool_call_id, self.content, self.is_error, self.tool_name, **_given(self)
+        )
 
     @property
     def result(self) -> ToolResult:
@@ -636,6 +761,18 @@ class ToolResultMessage(Message):
 
     def _repr_more(self) -> str:
         return f", tool_call_id={ident(self.tool_call_id)}, is_error={self.is_error}"
+
+
+_set_system_content = _setter(SystemMessage, "content")
+_set_developer_content = _setter(DeveloperMessage, "content")
+_set_user_content = _setter(UserMessage, "content")
+_set_assistant_content = _setter(AssistantMessage, "content")
+_set_tool_calls = _setter(ToolCallMessage, "tool_calls")
+_set_invalid_tool_calls = _setter(ToolCallMessage, "invalid_tool_calls")
+_set_tool_call_id = _setter(ToolResultMessage, "tool_call_id")
+_set_result_content = _setter(ToolResultMessage, "content")
+_set_is_error = _setter(ToolResultMessage, "is_error")
+_set_tool_name = _setter(ToolResultMessage, "tool_name")
 
 
 #: The built-in message classes, most specific first (ToolCallMessage before AssistantMessage).

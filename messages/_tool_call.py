@@ -14,9 +14,8 @@ from ._fields import (
     check_opt_str,
     check_str,
     check_tool_name,
-    known_tool_name,
 )
-from ._frozen import EMPTY
+from ._frozen import EMPTY, FrozenDict
 from ._lazy import LazyModule
 from .errors import ident
 
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["InvalidToolCall", "ToolCall", "check_tool_name"]
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class ToolCall:
     """A call of a named tool with JSON-object arguments, stored deeply immutable.
 
@@ -46,27 +45,24 @@ class ToolCall:
     # The arguments text: the one received, or made on first read of arguments_json.
     _raw: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    if TYPE_CHECKING:  # the dataclass __init__, as the type checker should see it
-
-        def __init__(
-            self,
-            id: str,
-            name: str,
-            arguments: Mapping[str, Any] | str = EMPTY,
-            extras: Mapping[str, Any] | None = None,
-        ) -> None: ...
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        arguments: Mapping[str, Any] | str = EMPTY,
+        extras: Mapping[str, Any] | None = None,
+    ) -> None:
+        """The call, checked: a non-empty id, a valid tool name, a JSON object of arguments."""
+        frozen, raw = check_arguments(arguments)
+        _set_id(self, check_id(id, "id"))
+        _set_name(self, check_tool_name(name))
+        _set_arguments(self, frozen)
+        _set_extras(self, EMPTY if extras is None else check_mapping(extras, "extras"))
+        _set_raw(self, raw)
 
     def __post_init__(self) -> None:
-        store = object.__setattr__
-        if type(self.id) is not str or not self.id:
-            store(self, "id", check_id(self.id, "id"))
-        if type(self.name) is not str or self.name not in known_tool_name:
-            store(self, "name", check_tool_name(self.name))
-        frozen, raw = check_arguments(self.arguments)
-        store(self, "arguments", frozen)
-        store(self, "_raw", raw)
-        if self.extras is not EMPTY:
-            store(self, "extras", check_mapping(self.extras, "extras"))
+        # a dataclass subclass's generated __init__ stored the fields as given
+        ToolCall.__init__(self, self.id, self.name, self._raw or self.arguments, self.extras)
 
     @property
     def arguments_json(self) -> str:
@@ -103,7 +99,11 @@ class ToolCall:
         return f"{type(self).__name__}(id={ident(self.id)}, name={ident(self.name)}, arguments={len(self.arguments)} keys)"
 
 
-_set_raw: Any = ToolCall.__dict__["_raw"].__set__
+_set_id: Callable[[ToolCall, str], None] = ToolCall.__dict__["id"].__set__
+_set_name: Callable[[ToolCall, str], None] = ToolCall.__dict__["name"].__set__
+_set_arguments: Callable[[ToolCall, FrozenDict], None] = ToolCall.__dict__["arguments"].__set__
+_set_extras: Callable[[ToolCall, FrozenDict], None] = ToolCall.__dict__["extras"].__set__
+_set_raw: Callable[[ToolCall, str | None], None] = ToolCall.__dict__["_raw"].__set__
 raw_arguments: Callable[[ToolCall], str | None] = ToolCall.__dict__["_raw"].__get__
 """The arguments text a call was built from, or made by ``arguments_json``; None before."""
 
