@@ -14,12 +14,15 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from datetime import UTC, datetime, timedelta
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import hashlib
     from collections.abc import Callable
+    from datetime import datetime, timezone
+    from typing import Any
+
+    UTC: timezone  # made on first use (see _epoch)
 
     from _typeshed import ReadableBuffer
 
@@ -40,8 +43,24 @@ __all__ = [
     "time_ns",
 ]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MILLISECOND = timedelta(milliseconds=1)
+# datetime is imported when a timestamp is first needed, not by `import messages`.
+_EPOCH: datetime | None = None
+
+
+def _epoch() -> datetime:
+    global _EPOCH
+    if _EPOCH is None:
+        from datetime import UTC, datetime
+
+        _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+    return _EPOCH
+
+
+def __getattr__(name: str) -> Any:
+    if name == "UTC":
+        return _epoch().tzinfo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _SEQ_BITS = 40
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
@@ -77,7 +96,9 @@ def stamp_id(ns: int, seq: int) -> str:
 
 def stamp_created_at(ns: int) -> datetime:
     """Return the aware UTC datetime (microsecond precision) of a clock reading in ns."""
-    return _EPOCH + timedelta(microseconds=ns // 1000)
+    from datetime import timedelta
+
+    return _epoch() + timedelta(microseconds=ns // 1000)
 
 
 # (second, "YYYY-MM-DDTHH:MM:SS") of the last stamp_text call, one tuple so that
@@ -109,6 +130,8 @@ def text_created_at(s: str) -> datetime:
     Only for text the codec already checked (a decoded message keeps its
     ``created_at`` text until the datetime is first read).
     """
+    from datetime import datetime
+
     return datetime.fromisoformat(s)
 
 
@@ -119,12 +142,16 @@ def new_id() -> str:
 
 def ms_of(value: datetime) -> int:
     """The Unix millisecond of an aware datetime."""
-    return (value - _EPOCH) // _MILLISECOND
+    from datetime import timedelta
+
+    return (value - _epoch()) // timedelta(milliseconds=1)
 
 
 def now() -> datetime:
     """The current time as an aware UTC datetime."""
-    return datetime.now(UTC)
+    from datetime import datetime
+
+    return datetime.now(_epoch().tzinfo)
 
 
 # -- derived ids ------------------------------------------------------------------------
