@@ -36,6 +36,8 @@ PYPROJECT = ROOT / "pyproject.toml"
 _LOWER_BOUND = re.compile(r">=\s*3\.(\d+)")
 #: The newest CPython 3 minor released: raise it (and add its classifier) when one comes out.
 NEWEST = 14
+#: How the suite's summary names the PostgreSQL server it used (tests/conftest.py).
+_POSTGRES_SAID = "PostgreSQL tests ran against:"
 _PROBE = "import platform, sys; print(platform.python_implementation(), *sys.version_info[:3])"
 
 
@@ -50,6 +52,7 @@ class Run:
     log: Path | None = None
     status: str = "missing"
     seconds: float = 0.0
+    postgres: str = ""  # the server the PostgreSQL tests ran against, as the run said
 
     @property
     def name(self) -> str:
@@ -135,8 +138,10 @@ def run_suite(run: Run, pytest_args: list[str]) -> None:
         )
     run.seconds = time.monotonic() - start
     run.status = "passed" if done.returncode == 0 else f"failed (exit {done.returncode})"
-    last = run.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
-    print(f"[{run.name}] {run.status} in {run.seconds:.0f} s: {''.join(last)}", flush=True)
+    lines = run.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    said = [line for line in lines if line.startswith(_POSTGRES_SAID)]
+    run.postgres = said[-1].removeprefix(_POSTGRES_SAID).strip() if said else ""
+    print(f"[{run.name}] {run.status} in {run.seconds:.0f} s: {''.join(lines[-1:])}", flush=True)
 
 
 def main() -> int:
@@ -185,6 +190,8 @@ def report(runs: list[Run]) -> int:
         else:
             took = f" in {run.seconds:.0f} s" if run.seconds else ""
             print(f"  Python {run.name}.{run.patch}: {run.status}{took}  ({run.python})")
+            if run.postgres:
+                print(f"    PostgreSQL tests ran against: {run.postgres}")
     return 1 if any(run.status.startswith("failed") for run in runs) else 0
 
 
