@@ -35,9 +35,6 @@ if TYPE_CHECKING:
 __all__ = [
     "chat_response",
     "message",
-    "plain_message",
-    "plain_tool_call_message",
-    "plain_tool_result_message",
     "stream_delta",
     "text_part",
     "tool_call",
@@ -86,11 +83,6 @@ def message(
     return self
 
 
-def plain_message(cls: type[T], content: Any, id: str | None, created_at: Any) -> T:
-    """``message`` without name, metadata, extras and cache (the usual decoded dict)."""
-    return message(cls, content, None, EMPTY, EMPTY, id, created_at)
-
-
 def tool_call_message(
     cls: type[T],
     tool_calls: tuple[Any, ...],
@@ -110,20 +102,6 @@ def tool_call_message(
     _store(self, "invalid_tool_calls", invalid_tool_calls)
     _common(self, name, metadata, extras, cache, id, created_at)
     return self
-
-
-def plain_tool_call_message(
-    cls: type[T],
-    tool_calls: tuple[Any, ...],
-    content: Any,
-    invalid_tool_calls: tuple[Any, ...],
-    id: str | None,
-    created_at: Any,
-) -> T:
-    """``tool_call_message`` without name, metadata, extras and cache (the usual decoded dict)."""
-    return tool_call_message(
-        cls, tool_calls, content, invalid_tool_calls, None, EMPTY, EMPTY, id, created_at
-    )
 
 
 def tool_result_message(
@@ -147,21 +125,6 @@ def tool_result_message(
     _store(self, "tool_name", tool_name)
     _common(self, name, metadata, extras, cache, id, created_at)
     return self
-
-
-def plain_tool_result_message(
-    cls: type[T],
-    tool_call_id: str,
-    content: Any,
-    is_error: bool,
-    tool_name: str | None,
-    id: str | None,
-    created_at: Any,
-) -> T:
-    """``tool_result_message`` without name, metadata, extras and cache (the usual decoded dict)."""
-    return tool_result_message(
-        cls, tool_call_id, content, is_error, tool_name, None, EMPTY, EMPTY, id, created_at
-    )
 
 
 def tool_call(

@@ -108,20 +108,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, TypeVar, Union, cast, overload
 
 from ._build import trusted
 from ._frozen import FrozenDict
 from ._json import json_type, loads
 from ._message import Message
+from ._message_codec import ENCODERS as _MESSAGE_ENCODERS
 from ._message_codec import (
-    DECODERS,
     RESERVED_KEYS,
     decoder_for,
     encoder_for,
     tool_result_fields,
 )
-from ._message_codec import ENCODERS as _MESSAGE_ENCODERS
 from ._message_codec import SHARED_ENCODERS as _SHARED_MESSAGE_ENCODERS
 from ._part_codec import (
     _BLANK,
@@ -141,7 +140,7 @@ from ._part_codec import (
     tool_call_to_dict,
 )
 from ._parts import ContentPart
-from ._registry import MessageRegistry, default_registry, has_tool_calls
+from ._registry import MessageRegistry, default_registry
 from ._streaming import ToolCallDelta
 from ._tool_call import InvalidToolCall, ToolCall
 from ._tool_result import ToolResult
@@ -190,7 +189,7 @@ def tool_result_to_dict(r: ToolResult) -> dict[str, Any]:
     c = r.content
     d: dict[str, Any] = {
         "tool_call_id": r.tool_call_id,
-        "content": c if c.__class__ is str else _enc_parts(c),  # type: ignore[arg-type]
+        "content": c if isinstance(c, str) else _enc_parts(c),
     }
     if r.is_error:
         d["is_error"] = True
@@ -302,42 +301,31 @@ def to_dict(x: Encodable | Sequence[Encodable]) -> dict[str, Any] | list[dict[st
     (``dict``, ``list``, scalars) that belongs to the caller: changing it does not
     change the object.
     """
-    # hot path: type() is a specialised call whatever the class; ``x.__class__`` at a
-    # site that meets several classes is an unspecialised attribute load (~100
-    # instructions); a subscript in a try is no call (to_dict of a UserMessage ~4.5%)
-    try:
-        enc = _ENCODERS[type(x)]
-    except KeyError:
-        enc = None
-    if enc is None:  # resolved outside the except clause: its error chains no KeyError
-        enc = _encoder_for(type(x))
-    return enc(x)  # type: ignore[no-any-return]
+    enc = _ENCODERS.get(type(x)) or _encoder_for(type(x))
+    encoded: dict[str, Any] | list[dict[str, Any]] = enc(x)
+    return encoded
 
 
 def message_to_dict(m: Message) -> dict[str, Any]:
     """The canonical dict of one message (``Message.to_dict``)."""
-    try:  # as in to_dict
-        enc = _ENCODERS[type(m)]
-    except KeyError:
-        enc = None
-    if enc is None:
-        enc = _encoder_for(type(m))
-    return enc(m)  # type: ignore[no-any-return]
+    enc = _ENCODERS.get(type(m)) or _encoder_for(type(m))
+    encoded: dict[str, Any] = enc(m)
+    return encoded
 
 
 # -- JSON ---------------------------------------------------------------------------
 
 
 def _make_dump() -> Callable[[Any], str]:
-    # Hot path: json.dumps builds a new C encoder on every call; one built once and
-    # reused cuts to_json by ~0.4 µs per message. Falls back to the pure encoder
-    # when the C accelerator is missing (e.g. PyPy) or behaves differently.
+    # json.dumps builds a new C encoder on every call; this one is built once and
+    # reused (see docs/performance.md). It falls back to the pure encoder when the C
+    # accelerator is missing (e.g. PyPy) or behaves differently.
     encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
     slow = encoder.encode
     try:
         from json import encoder as _je
 
-        make = _je.c_make_encoder  # type: ignore[attr-defined]
+        make = getattr(_je, "c_make_encoder", None)
         if make is None:
             return slow
         c_encode = make(
@@ -371,12 +359,7 @@ def to_json(x: Encodable | Sequence[Encodable]) -> str:
     """``to_dict(x)`` as compact JSON text (ASCII; lone surrogates escaped, so they round-trip)."""
     # the dict of the shared encoders: the text of to_dict's, without copying
     # metadata and extras that are only read
-    try:  # as in to_dict
-        enc = _SHARED_ENCODERS[type(x)]
-    except KeyError:
-        enc = None
-    if enc is None:
-        enc = _encoder_for(type(x), _SHARED_ENCODERS, True)
+    enc = _SHARED_ENCODERS.get(type(x)) or _encoder_for(type(x), _SHARED_ENCODERS, True)
     d = enc(x)
     try:
         return _dump(d)
@@ -416,27 +399,15 @@ def _matches(predicate: Any, cls: type, d: Mapping[str, Any]) -> bool:
         _fail(f"the predicate of {cls.__name__} failed ({type(exc).__name__})")
 
 
-def _decode(d: Mapping[str, Any], registry: MessageRegistry, want: type | None = None) -> Any:
-    # Hot path: role resolution inline (one dict lookup for single-class roles),
-    # and the built-in ToolCallMessage predicate read inline when tool_calls is a
-    # list or absent (it cannot fail then): ~0.1 us less per assistant message.
+def _decode(d: Mapping[str, Any], registry: MessageRegistry, want: type | None = None) -> Message:
+    """One message dict: its class from the registry (role, then predicates), then its decoder."""
     role = d.get("role")
-    entry = registry._table.get(role) if role.__class__ is str else None
+    entry = registry._table.get(role) if type(role) is str else None
     if entry is None:
         entry = _role_entry(role, registry._table)
     cls, tried = entry
     for c, predicate in tried:
-        if predicate is has_tool_calls:
-            tcs = d.get("tool_calls")
-            if tcs.__class__ is list:
-                hit = len(tcs) > 0 or d.get("function_call") is not None
-            elif tcs is None:
-                hit = d.get("function_call") is not None
-            else:
-                hit = _matches(predicate, c, d)
-        else:
-            hit = _matches(predicate, c, d)
-        if hit:
+        if _matches(predicate, c, d):
             cls = c
             break
     if want is not None and want is not Message and not issubclass(cls, want):
@@ -444,49 +415,31 @@ def _decode(d: Mapping[str, Any], registry: MessageRegistry, want: type | None =
             cls = want  # a subclass asked for by name decodes as itself
         else:
             _fail(f"expected a {want.__name__}, but the dict decodes as a {cls.__name__}")
-    dec = DECODERS.get(cls)
-    if dec is None:
-        dec = decoder_for(cls)
-    return dec(cls, d)
+    message: Message = decoder_for(cls)(cls, d)
+    return message
 
 
-def _decode_any(value: Any, registry: MessageRegistry, want: type | None) -> Any:
-    if value.__class__ is dict:
+def _decode_any(
+    value: Any, registry: MessageRegistry, want: type | None
+) -> Message | list[Message]:
+    if isinstance(value, Mapping):
         return _decode(value, registry, want)
     if isinstance(value, (list, tuple)):
         return _decode_list(value, registry, want)
-    if isinstance(value, Mapping):
-        return _decode(value, registry, want)
     raise DecodeError(f"expected a message object or an array of them, got {json_type(value)}")
 
 
-def _decode_list(value: Sequence[Any], registry: MessageRegistry, want: type | None) -> list[Any]:
-    out: list[Any] = []
-    append = out.append
-    table = registry._table
-    for item in value:
-        # hot path: the exact dict check first (an ABC isinstance costs ~0.1 us)
-        if item.__class__ is not dict and not isinstance(item, Mapping):
-            _fail(f"expected a message object, got {json_type(item)}", f"[{len(out)}]")
+def _decode_list(
+    value: Sequence[Any], registry: MessageRegistry, want: type | None
+) -> list[Message]:
+    out: list[Message] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            _fail(f"expected a message object, got {json_type(item)}", f"[{i}]")
         try:
-            # hot path: a role with one class (all but assistant) goes straight to its
-            # decoder, as in from_dict: no _decode frame, ~500 instructions a message
-            if want is None and item.__class__ is dict:
-                try:  # subscripts, as in from_dict (a str role only)
-                    role = item["role"]
-                    if role.__class__ is not str:
-                        raise KeyError
-                    cls, tried = table[role]
-                    dec = DECODERS[cls]
-                except KeyError:
-                    pass
-                else:
-                    if not tried:
-                        append(dec(cls, item))
-                        continue
-            append(_decode(item, registry, want))
+            out.append(_decode(item, registry, want))
         except DecodeError as exc:
-            raise exc.at(f"[{len(out)}]") from None
+            raise exc.at(f"[{i}]") from None
     return out
 
 
@@ -507,43 +460,8 @@ def from_dict(d: Any, registry: MessageRegistry | None = None) -> Message | list
     ``messages_from_dict`` says so in its type.
     """
     reg = default_registry if registry is None else registry
-    # Hot path: a well-formed dict goes straight to its decoder, and a role with a
-    # single class (all but assistant) skips the _decode frame (~70 ns); the guard
-    # is a try block, free until something is raised. The role, its table entry and
-    # the decoder are read by subscript (a get is a call: from_dict of a UserMessage
-    # 10,578 -> 9,477 instructions, 1.05x -> 0.94x the baseline); a missing or unusual role (not a key of the table,
-    # or not a str) goes to _decode, outside the except clause (no chained KeyError).
     try:
-        if d.__class__ is dict:
-            cls: type[Message] | None
-            tried: Any
-            try:
-                role = d["role"]
-                if role.__class__ is not str:  # an object equal to a role's str is no role
-                    raise KeyError
-                cls, tried = reg._table[role]
-            except KeyError:
-                cls = tried = None
-            if tried:  # the assistant: the built-in entry's predicate read inline
-                if len(tried) == 1 and tried[0][1] is has_tool_calls:
-                    tcs = None
-                    if "tool_calls" in d:  # ``in``: no call (a plain answer lacks the key)
-                        tcs = d["tool_calls"]
-                    if tcs.__class__ is list and tcs:
-                        cls = tried[0][0]
-                    elif tcs is not None or "function_call" in d:
-                        cls = None  # _decode reads it (and reports what is wrong)
-                else:
-                    cls = None
-            if cls is not None:
-                try:
-                    dec = DECODERS[cls]
-                except KeyError:
-                    pass
-                else:
-                    return dec(cls, d)  # type: ignore[no-any-return]
-            return _decode(d, reg)  # type: ignore[no-any-return]
-        return _decode_any(d, reg, None)  # type: ignore[no-any-return]
+        return _decode_any(d, reg, None)
     except DecodeError:
         raise
     except Exception as exc:
@@ -574,9 +492,9 @@ def message_from_dict(cls: type[M], d: Any, registry: MessageRegistry | None = N
     """
     reg = default_registry if registry is None else registry
     try:
-        if d.__class__ is not dict and not isinstance(d, Mapping):
+        if not isinstance(d, Mapping):
             _fail(f"expected a message object, got {json_type(d)}")
-        return _decode(d, reg, cls)  # type: ignore[no-any-return]
+        return cast("M", _decode(d, reg, cls))  # _decode checked that it is a cls
     except DecodeError:
         raise
     except Exception as exc:
@@ -622,7 +540,7 @@ def _dec_tool_result(d: Any) -> ToolResult:
 
 def tool_result_from_dict(d: Any) -> ToolResult:
     """Decode ``{"tool_call_id", "content", "is_error"?, "tool_name"?}``."""
-    return _guarded(_dec_tool_result, d)  # type: ignore[no-any-return]
+    return _guarded(_dec_tool_result, d)
 
 
 def _dec_delta(d: Any) -> ToolCallDelta:
@@ -647,4 +565,4 @@ def _dec_delta(d: Any) -> ToolCallDelta:
 
 def tool_call_delta_from_dict(d: Any) -> ToolCallDelta:
     """Decode an OpenAI streaming tool-call fragment ``{"index", "id"?, "function"?}``."""
-    return _guarded(_dec_delta, d)  # type: ignore[no-any-return]
+    return _guarded(_dec_delta, d)

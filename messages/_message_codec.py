@@ -13,13 +13,10 @@ from typing import Any
 
 from ._build import (
     message,
-    plain_message,
-    plain_tool_call_message,
-    plain_tool_result_message,
     tool_call_message,
     tool_result_message,
 )
-from ._frozen import EMPTY, FrozenDict, freeze
+from ._frozen import EMPTY, SCALARS, FrozenDict, freeze
 from ._json import json_type
 from ._message import (
     AssistantMessage,
@@ -33,7 +30,6 @@ from ._message import (
 )
 from ._part_codec import (
     _ASSISTANT_KINDS,
-    _PLAIN,
     _USER_KINDS,
     _dec_calls,
     _dec_parts,
@@ -53,7 +49,7 @@ from ._part_codec import (
     plain,
 )
 from ._timestamps import check_stamp_text, created_value
-from ._tool_call import ToolCall
+from ._tool_call import InvalidToolCall, ToolCall
 from .errors import DecodeError, ValidationError, ident, undecodable
 
 __all__ = ["RESERVED_KEYS", "decoder_for", "encoder_for"]
@@ -160,16 +156,15 @@ def _tool_call_message_encoder(share: bool) -> Encoder:
         c = m.content
         if c is not None:
             d["content"] = c if c.__class__ is str else _enc_parts(c)
-        # hot path: a call without extras is written inline (one frame less per call,
-        # ~60 ns); the arguments text is the one received, or made once and kept in
-        # ToolCall's _raw field, read here as a slot (~5 ns; its bound getter ~30 ns)
+        # a call without extras is written inline; its arguments text is the one
+        # received, or made once and kept (``arguments_json``)
         calls = [
             {
                 "id": tc.id,
                 "type": "function",
                 "function": {
                     "name": tc.name,
-                    "arguments": tc.arguments_json if tc._raw is None else tc._raw,
+                    "arguments": tc.arguments_json,
                 },
             }
             if not tc.extras
@@ -271,7 +266,7 @@ def _subclass_encoder(cls: type, share: bool) -> Encoder:
             _spread(d, extras, reserved, share)
         for name in names:
             value = getattr(m, name)
-            if type(value) not in _PLAIN:
+            if type(value) not in SCALARS:
                 try:
                     value = freeze(value, name)
                 except ValidationError as exc:
@@ -302,16 +297,10 @@ def encoder_for(cls: type, share: bool = False) -> Encoder:
 # Decoding
 # =============================================================================
 #
-# One decoder per built-in class. Each reads its fields with ``get``, checks the
-# usual types inline and hands anything else (and every error) to a small reader
-# that names the spot; then it builds through ``_build`` (nothing is checked twice).
-# ``extras`` are computed only when the dict has keys the class does not read: the
-# dict's size is compared with the number of known keys present.
-#
-# Hot path: the common fields (id, created_at, name, metadata) are read by the same
-# lines in the three decoders below, not by a shared helper: a helper returning
-# them as a tuple cost ~0.12 us of ~0.8 us per UserMessage. The canonical
-# created_at text is checked inline (its separators, then datetime.fromisoformat).
+# One decoder per built-in class. Each reads its own fields, then the fields every
+# message has (``_stamps`` and ``_common``), reporting any bad value with its path,
+# and builds through ``_build`` (nothing is checked twice). ``extras`` are the keys
+# the class does not read, plus a nested ``extras`` object.
 
 
 def _check_id(mid: object) -> str:
@@ -322,17 +311,13 @@ def _check_id(mid: object) -> str:
     return str(mid)
 
 
-def _name(name: object) -> str | None:
-    return _opt_str(name, "name")
-
-
 def _cache(value: object) -> Any:
     """The ``cache`` key: ``{}`` or ``{"ttl": ...}`` as a CacheHint; None when absent."""
     if value is None:
         return None
     from ._cache import CacheHint
 
-    if value.__class__ is not dict and not isinstance(value, Mapping):
+    if not isinstance(value, Mapping):
         _fail(f"expected an object, got {json_type(value)}", "cache")
     unknown = [k for k in value if k != "ttl"]
     if unknown:
@@ -343,73 +328,51 @@ def _cache(value: object) -> Any:
         raise DecodeError(exc.message, f"cache.{exc.path}") from None
 
 
-def _common_fields(
-    d: Mapping[str, Any], seen: int, known: frozenset[str]
-) -> tuple[str | None, Any, Any, Any]:
-    """``name``, ``metadata``, ``extras`` and ``cache`` of a message dict that has more
-    than the keys already read (``seen`` of them): ``extras`` are the keys outside
-    ``known``, read only when the count says there are some. Off the hot path: the
-    usual dict has none of these and never comes here."""
-    name = d.get("name")
-    if name is not None and name.__class__ is not str:
-        name = _name(name)
-    raw_metadata = d.get("metadata")
-    metadata = EMPTY if raw_metadata is None else _mapping(raw_metadata, "metadata")
-    cache = _cache(d.get("cache"))
-    if len(d) == seen + (name is not None) + (metadata is not EMPTY or "metadata" in d) + (
-        cache is not None
-    ):
-        extras = EMPTY
-    else:
-        extras = _extras(d, known, RESERVED_KEYS)
-    return name, metadata, extras, cache
+def _created_at(value: object) -> Any:
+    """A ``created_at`` value: canonical text is kept as it is (the message formats it
+    when read); any other accepted form becomes a datetime."""
+    if isinstance(value, str) and value[4:20:3] == "--T::." and value[26:] == "Z":
+        try:
+            check_stamp_text(value)
+        except ValueError:
+            pass
+        else:
+            return str(value)
+    return created_value(value)
+
+
+def _stamps(d: Mapping[str, Any]) -> tuple[str | None, Any]:
+    """``id`` and ``created_at`` of a message dict (None when absent or null)."""
+    mid = d.get("id")
+    created = d.get("created_at")
+    return (
+        None if mid is None else _check_id(mid),
+        None if created is None else _created_at(created),
+    )
+
+
+def _common(d: Mapping[str, Any], known: frozenset[str]) -> tuple[str | None, Any, Any, Any]:
+    """``name``, ``metadata``, ``extras`` (the keys outside ``known``) and ``cache``."""
+    metadata = d.get("metadata")
+    return (
+        _opt_str(d.get("name"), "name"),
+        EMPTY if metadata is None else _mapping(metadata, "metadata"),
+        _extras(d, known, RESERVED_KEYS),
+        _cache(d.get("cache")),
+    )
 
 
 def _content_decoder(read_content: Callable[[Any], Any], known: frozenset[str]) -> Decoder:
     def decode(cls: Any, d: Mapping[str, Any]) -> Any:
-        # hot path: the keys every canonical dict has are read by subscript (~15 ns
-        # less each than get), and name and metadata only when the dict has more keys
-        try:
-            content = d["content"]
-        except KeyError:
-            content = None
-        if content.__class__ is not str:
-            content = read_content(content)
-        seen = 2  # role and content
-        try:
-            mid = d["id"]
-        except KeyError:
-            mid = None
-        else:
-            seen = 3  # a null id too: it reads as absent either way
-            if mid.__class__ is not str or not mid:
-                mid = None if mid is None else _check_id(mid)
-        try:
-            created = d["created_at"]
-        except KeyError:
-            created = None
-        else:
-            seen += 1
-            if created.__class__ is str and created[4:20:3] == "--T::." and created[26:] == "Z":
-                try:
-                    check_stamp_text(created)
-                except ValueError:
-                    created = created_value(created)
-            elif created is not None:
-                created = created_value(created)
-        # hot path: the keys are counted as they are read (``seen += 1`` on ints is
-        # specialised; ``2 + (mid is not None) + ...`` adds bools, ~110 instructions each)
-        if len(d) == seen:
-            return plain_message(cls, content, mid, created)
-        name, metadata, extras, cache = _common_fields(d, seen, known)
+        content = read_content(d.get("content"))
+        mid, created = _stamps(d)
+        name, metadata, extras, cache = _common(d, known)
         return message(cls, content, name, metadata, extras, mid, created, cache)
 
     return decode
 
 
 def _read_user_content(content: Any) -> Any:
-    if content.__class__ is str:
-        return content
     if content is None:
         _fail("content is required (an empty string is valid)", "content")
     if isinstance(content, str):
@@ -418,24 +381,20 @@ def _read_user_content(content: Any) -> Any:
 
 
 def _read_system_content(content: Any) -> Any:
-    if content.__class__ is str:
+    if type(content) is str:
         return content
     return _dec_text_content(content, "system and developer content")
 
 
 def _read_assistant_content(content: Any) -> Any:
-    if content.__class__ is str:
-        return content
     if content is None:
         return ""  # e.g. an OpenAI refusal: content null, the refusal kept in extras
-    if isinstance(content, str):
-        return str(content)
-    return _dec_parts(content, _ASSISTANT_KINDS, "assistant content")
+    return _read_optional_assistant_content(content)
 
 
 def _read_optional_assistant_content(content: Any) -> Any:
-    if content.__class__ is str or content is None:
-        return content
+    if content is None:
+        return None
     if isinstance(content, str):
         return str(content)
     return _dec_parts(content, _ASSISTANT_KINDS, "assistant content")
@@ -447,10 +406,7 @@ _dec_content_assistant = _content_decoder(_read_assistant_content, _ASSISTANT_KE
 
 
 def _dec_assistant(cls: Any, d: Mapping[str, Any]) -> Any:
-    # hot path: ``in`` first (no call): a plain answer has neither key
-    if ("tool_calls" in d or "function_call" in d) and (
-        d.get("tool_calls") or d.get("function_call") is not None
-    ):
+    if d.get("tool_calls") or d.get("function_call") is not None:
         _fail(
             f"{cls.__name__} cannot hold tool calls; register a ToolCallMessage class for them",
             "tool_calls",
@@ -460,58 +416,26 @@ def _dec_assistant(cls: Any, d: Mapping[str, Any]) -> Any:
     return _dec_content_assistant(cls, d)
 
 
-def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
-    try:
-        tcs = d["tool_calls"]
-    except KeyError:
-        tcs = None
-    fc = None
+def _calls_of(d: Mapping[str, Any]) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
+    """The calls of a turn: its ``tool_calls``, or the one legacy ``function_call``."""
+    tcs = d.get("tool_calls")
     if tcs:
-        calls, invalid = _dec_calls(tcs)
-    elif (fc := d.get("function_call")) is not None:
+        return _dec_calls(tcs)
+    if d.get("function_call") is not None:
         legacy = _legacy_call(d)
-        if isinstance(legacy, ToolCall):
-            calls, invalid = (legacy,), ()
-        else:
-            calls, invalid = (), (legacy,)
-    elif tcs is not None and not isinstance(tcs, (list, tuple)):
+        return ((legacy,), ()) if isinstance(legacy, ToolCall) else ((), (legacy,))
+    if tcs is not None and not isinstance(tcs, (list, tuple)):
         _fail(f"expected an array of tool calls, got {json_type(tcs)}", "tool_calls")
-    else:
-        _fail("at least one tool call is required", "tool_calls")
-    content = None
-    seen = 2  # role and tool_calls (or function_call); counted as read, as in _content_decoder
-    if "content" in d:  # hot path: ``in`` (no call) for a key most turns of calls lack
-        seen = 3
-        content = d["content"]
-        if content is not None and content.__class__ is not str:
-            content = _read_optional_assistant_content(content)
-    try:
-        mid = d["id"]
-    except KeyError:
-        mid = None
-    else:
-        seen += 1
-        if mid.__class__ is not str or not mid:
-            mid = None if mid is None else _check_id(mid)
-    try:
-        created = d["created_at"]
-    except KeyError:
-        created = None
-    else:
-        seen += 1
-        if created.__class__ is str and created[4:20:3] == "--T::." and created[26:] == "Z":
-            try:
-                check_stamp_text(created)
-            except ValueError:
-                created = created_value(created)
-        elif created is not None:
-            created = created_value(created)
-    if len(d) == seen and fc is None:
-        return plain_tool_call_message(cls, calls, content, invalid, mid, created)
-    if tcs:
-        fc = d.get("function_call")
-    name, metadata, extras, cache = _common_fields(d, seen, _TOOL_CALL_MSG_KEYS)
-    if tcs and fc is not None:
+    raise DecodeError("at least one tool call is required", "tool_calls")
+
+
+def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
+    calls, invalid = _calls_of(d)
+    content = _read_optional_assistant_content(d.get("content"))
+    mid, created = _stamps(d)
+    name, metadata, extras, cache = _common(d, _TOOL_CALL_MSG_KEYS)
+    fc = d.get("function_call")
+    if d.get("tool_calls") and fc is not None:
         # both given: the tool calls win and the legacy call is kept, not lost
         extras = FrozenDict({**extras, "function_call": _freeze_value(fc, "function_call")})
     return tool_call_message(
@@ -521,24 +445,20 @@ def _dec_tool_call_message(cls: Any, d: Mapping[str, Any]) -> Any:
 
 def tool_result_fields(d: Mapping[str, Any]) -> tuple[str, Any, bool, str | None]:
     """tool_call_id, content, is_error and tool_name of a tool result (message) object."""
-    call_id = d.get("tool_call_id")
-    if call_id.__class__ is not str or not call_id:
-        call_id = _req_str(call_id, "tool_call_id", "tool_call_id")
-        if not call_id:
-            _fail("tool_call_id must not be empty", "tool_call_id")
+    call_id = _req_str(d.get("tool_call_id"), "tool_call_id", "tool_call_id")
+    if not call_id:
+        _fail("tool_call_id must not be empty", "tool_call_id")
     content = d.get("content")
-    if content.__class__ is not str:
-        if content is None:
-            _fail("content is required (an empty string is valid)", "content")
-        content = (
-            str(content)
-            if isinstance(content, str)
-            else _dec_parts(content, _USER_KINDS, "tool content")
-        )
+    if content is None:
+        _fail("content is required (an empty string is valid)", "content")
+    if isinstance(content, str):
+        content = str(content)
+    else:
+        content = _dec_parts(content, _USER_KINDS, "tool content")
     is_error = d.get("is_error")
     if is_error is None:
         is_error = False
-    elif is_error is not True and is_error is not False:
+    elif not isinstance(is_error, bool):
         _fail(f"expected a boolean, got {json_type(is_error)}", "is_error")
     tool_name = d.get("tool_name")
     if tool_name is not None:
@@ -549,55 +469,9 @@ def tool_result_fields(d: Mapping[str, Any]) -> tuple[str, Any, bool, str | None
 
 
 def _dec_tool_result_message(cls: Any, d: Mapping[str, Any]) -> Any:
-    # hot path: subscripts for the keys every result has, ``in`` for those most lack
-    # (a get is a call): from_dict of a result 13,055 -> 12,751 instructions
-    try:
-        call_id = d["tool_call_id"]
-        content = d["content"]
-    except KeyError:
-        call_id = content = None  # reported by tool_result_fields below
-    seen = 3
-    is_error = tool_name = None
-    if "is_error" in d:
-        is_error = d["is_error"]
-        seen = 4
-    if "tool_name" in d:
-        tool_name = d["tool_name"]
-        seen += 1
-    if not (
-        call_id.__class__ is str
-        and call_id
-        and content.__class__ is str
-        and (is_error is None or is_error is True or is_error is False)
-        and (tool_name is None or (tool_name.__class__ is str and tool_name))
-    ):
-        call_id, content, is_error, tool_name = tool_result_fields(d)
-    elif is_error is None:
-        is_error = False
-    try:
-        mid = d["id"]
-    except KeyError:
-        mid = None
-    else:
-        seen += 1
-        if mid.__class__ is not str or not mid:
-            mid = None if mid is None else _check_id(mid)
-    try:
-        created = d["created_at"]
-    except KeyError:
-        created = None
-    else:
-        seen += 1
-        if created.__class__ is str and created[4:20:3] == "--T::." and created[26:] == "Z":
-            try:
-                check_stamp_text(created)
-            except ValueError:
-                created = created_value(created)
-        elif created is not None:
-            created = created_value(created)
-    if len(d) == seen:
-        return plain_tool_result_message(cls, call_id, content, is_error, tool_name, mid, created)
-    name, metadata, extras, cache = _common_fields(d, seen, _TOOL_RESULT_KEYS)
+    call_id, content, is_error, tool_name = tool_result_fields(d)
+    mid, created = _stamps(d)
+    name, metadata, extras, cache = _common(d, _TOOL_RESULT_KEYS)
     return tool_result_message(
         cls, call_id, content, is_error, tool_name, name, metadata, extras, mid, created, cache
     )

@@ -10,12 +10,12 @@ attribute lookup per call. The format and the decisions are described in
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn, TypeVar, overload
 
 from ._build import text_part, tool_call
 from ._fields import tool_name_ok
-from ._frozen import EMPTY, FrozenDict, freeze, freeze_mapping
+from ._frozen import EMPTY, SCALARS, FrozenDict, freeze, freeze_mapping
 from ._ids import DERIVED_ID_PREFIX, derive_call_id
 from ._json import json_type, loads
 from ._parts import (
@@ -65,38 +65,17 @@ def _decode_error(err: MessageError, prefix: str = "") -> DecodeError:
     return DecodeError(err.message, path)
 
 
-# Scalars a frozen value holds as they are (no copy needed to hand them out).
-_PLAIN = frozenset((str, int, float, bool, type(None)))
-
-
 def plain(value: Any) -> Any:
     """A plain, mutable copy of a frozen JSON-like value (``dict``/``list``); scalars as they are.
 
     ``to_dict`` hands out metadata and extras through this, so that callers get
-    data they can change without touching the message. Hot path: a flat object
-    (the usual metadata) is copied in one C call after one scan of its values.
+    data they can change without touching the message.
     """
-    c = type(value)
-    if c is FrozenDict or (c not in _PLAIN and isinstance(value, dict)):
-        out: Any = {**value}  # ~50 ns; dict(value) ~110 ns (it looks up .keys first)
-        for v in out.values():
-            if type(v) not in _PLAIN:  # type(v): ~20 ns less per value than v.__class__
-                return _plain_items(out)
-        return out
+    if isinstance(value, dict):
+        return {k: v if type(v) in SCALARS else plain(v) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
-        out = list(value)
-        for i, v in enumerate(out):
-            if type(v) not in _PLAIN:
-                out[i] = plain(v)
-        return out
+        return [v if type(v) in SCALARS else plain(v) for v in value]
     return value
-
-
-def _plain_items(out: dict[str, Any]) -> dict[str, Any]:
-    for k, v in out.items():
-        if type(v) not in _PLAIN:
-            out[k] = plain(v)  # replacing a value: the iteration is unaffected
-    return out
 
 
 def _spread(
@@ -109,7 +88,7 @@ def _spread(
     """
     nested: dict[str, Any] | None = None
     for k, v in extras.items():
-        if not share and type(v) not in _PLAIN:
+        if not share and type(v) not in SCALARS:
             v = plain(v)  # noqa: PLW2901
         if k in reserved:
             if nested is None:
@@ -194,13 +173,8 @@ _PART_ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {
 }
 
 
-def _enc_parts(parts: tuple[ContentPart, ...]) -> list[dict[str, Any]]:
-    # Hot path: text parts inline, the rest through the dispatch dict.
-    encs = _PART_ENCODERS
-    return [
-        {"type": "text", "text": p.text} if p.__class__ is TextPart else encs[p.__class__](p)
-        for p in parts
-    ]
+def _enc_parts(parts: Sequence[ContentPart]) -> list[dict[str, Any]]:
+    return [_PART_ENCODERS[type(p)](p) for p in parts]
 
 
 def _call_encoder(share: bool) -> Callable[[ToolCall], dict[str, Any]]:
@@ -557,7 +531,9 @@ def _call_id_of(cid: object) -> str:
     return str(cid)
 
 
-def _text_arguments(cid: str, name: str, raw: str, extras: FrozenDict) -> ToolCall | InvalidToolCall:
+def _text_arguments(
+    cid: str, name: str, raw: str, extras: FrozenDict
+) -> ToolCall | InvalidToolCall:
     """A call whose arguments text is not exactly a JSON object: blank, padded or invalid."""
     try:
         value = _parse(raw, "function.arguments")
@@ -717,10 +693,10 @@ def _unexpected(exc: Exception) -> DecodeError:
     return DecodeError(f"malformed input (unexpected {type(exc).__name__})")
 
 
-def _guarded(fn: Callable[..., Any], *args: Any) -> Any:
+def _guarded(fn: Callable[[Any], T], value: Any) -> T:
     """Run a decoder; a stray exception becomes a DecodeError (the contract holds even on a bug)."""
     try:
-        return fn(*args)
+        return fn(value)
     except DecodeError:
         raise
     except Exception as exc:
@@ -767,7 +743,8 @@ def part_from_dict(d: Any, cls: type[Any] | None = None) -> Any:
         if kind is None:
             raise ValidationError(f"{cls.__name__} is not a content part class", "cls")
         allowed = (kind,)
-    return _guarded(_dec_part, d, allowed, f"a {cls.__name__ if cls else 'part'}")
+    what = f"a {cls.__name__ if cls else 'part'}"
+    return _guarded(lambda value: _dec_part(value, allowed, what), d)
 
 
 def tool_call_from_dict(d: Any) -> ToolCall:
@@ -777,7 +754,7 @@ def tool_call_from_dict(d: Any) -> ToolCall:
     DecodeError here; in a message's ``tool_calls`` it becomes an InvalidToolCall.
     """
     call = _guarded(_dec_call, d)
-    if call.__class__ is not ToolCall:
+    if isinstance(call, InvalidToolCall):
         where = "function.name" if not tool_name_ok(call.name) else "function.arguments"
         raise DecodeError(call.error, where)
     return call
