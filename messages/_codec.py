@@ -72,7 +72,7 @@ JSON text is parsed by ``_json.loads``: ``NaN``/``Infinity`` are refused,
 numbers that overflow to infinity are refused when frozen, integers over
 Python's digit limit are refused, nesting deeper than the interpreter allows
 is refused; duplicate object keys resolve to the last one (as ``json.loads``
-and ``JSON.parse`` do; checking costs ~2x on every decode); lone surrogates
+and ``JSON.parse`` do; checking would slow every decode); lone surrogates
 (``"\\ud800"``) are kept, and ``to_json`` writes ASCII with escapes, so they
 round-trip; a high surrogate directly followed by a low one (two code points)
 is written exactly like the astral character they encode and reads back as that

@@ -109,8 +109,9 @@ SCALARS: frozenset[type] = frozenset((str, int, float, bool, type(None)))
 
 def is_plain(value: object) -> bool:
     """Whether ``value`` is a JSON scalar that is stored as it is (a finite float included)."""
-    t = type(value)
-    return t in SCALARS and (t is not float or math.isfinite(value))  # type: ignore[arg-type]
+    if isinstance(value, float):
+        return type(value) is float and math.isfinite(value)
+    return type(value) in SCALARS
 
 
 def freeze(value: Any, path: str = "", depth: int = 0) -> Any:
@@ -176,9 +177,9 @@ def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
     """Freeze a mapping field (metadata, extras, arguments); ``None`` gives EMPTY."""
     if value is None:
         return EMPTY
+    if isinstance(value, FrozenDict):
+        return value
     t = type(value)
-    if t is FrozenDict:
-        return value  # type: ignore[return-value]
     if t is dict:
         # A flat dict of scalars (the usual tool arguments) is copied in one step.
         if not value:

@@ -104,10 +104,11 @@ def _enc_text(p: TextPart) -> dict[str, Any]:
     return {"type": "text", "text": p.text}
 
 
-def _data_url_safe(media_type: str) -> bool:
+def _data_url_safe(media_type: str | None) -> bool:
     # A media type goes into a data: URL only when parse_data_url gives it back unchanged.
     return (
-        bool(media_type)
+        media_type is not None
+        and bool(media_type)
         and ";" not in media_type
         and "," not in media_type
         and media_type.strip() == media_type
@@ -120,7 +121,7 @@ def _enc_image(p: ImagePart) -> dict[str, Any]:
         img: dict[str, Any] = {"url": p.url}
         if p.media_type is not None:
             img["media_type"] = p.media_type
-    elif _data_url_safe(p.media_type):  # type: ignore[arg-type]
+    elif _data_url_safe(p.media_type):
         img = {"url": f"data:{p.media_type};base64,{data}"}
     else:
         img = {"data": data, "media_type": p.media_type}
@@ -224,10 +225,10 @@ def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(name)
 
 
-# Hot path: the C scanner called directly parses a JSON text in ~half the time of
-# json.loads / _json.loads (which add two whitespace regex matches and a Python
-# frame). Anything unusual (surrounding whitespace, trailing data, any error) goes
-# to _json.loads, which gives the documented DecodeError.
+# Tool arguments arrive as JSON text, one per call: the C scanner reads such a text
+# directly (json.loads adds two whitespace matches around it). Anything unusual
+# (surrounding whitespace, trailing data, any error) goes to _json.loads, which gives
+# the documented DecodeError.
 scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
     parse_constant=_refuse_constant
 ).scan_once  # type: ignore[attr-defined]
@@ -323,10 +324,6 @@ def _join(path: str, key: str) -> str:
 
 # -- parts ----------------------------------------------------------------------
 
-# Hot path: text parts are built without re-running TextPart's checks (the decoder
-# already made sure the text is a str).
-_text_part = text_part
-
 
 def _build(fn: Callable[[], T], prefix: str) -> T:
     try:
@@ -343,7 +340,7 @@ def _split_data_url(url: str) -> tuple[str, str] | None:
 
 
 def _dec_text(p: Mapping[str, Any]) -> TextPart:
-    return _text_part(_req_str(p.get("text"), "text"))
+    return text_part(_req_str(p.get("text"), "text"))
 
 
 def _dec_image(p: Mapping[str, Any]) -> ImagePart:
@@ -431,7 +428,7 @@ def _dec_reasoning(p: Mapping[str, Any]) -> ReasoningPart:
     return _build(lambda: ReasoningPart(text, signature, redacted, provider), "")
 
 
-_PART_DECODERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+_PART_DECODERS: dict[str, Callable[[Mapping[str, Any]], ContentPart]] = {
     "text": _dec_text,
     "image_url": _dec_image,
     "input_audio": _dec_audio,
@@ -454,7 +451,7 @@ def _dec_part(p: Any, allowed: tuple[str, ...], where: str) -> ContentPart:
     """One part dict (path relative to the part)."""
     if not isinstance(p, Mapping):
         if isinstance(p, str):
-            return _text_part(str(p))
+            return text_part(str(p))
         _fail(f"expected a part object, got {json_type(p)}")
     t = p.get("type")
     if t.__class__ is not str or t not in allowed:
@@ -468,21 +465,15 @@ def _dec_part(p: Any, allowed: tuple[str, ...], where: str) -> ContentPart:
                 "type",
             )
         _fail(f"unknown part type {ident(t)}; expected one of {', '.join(allowed)}", "type")
-    return _PART_DECODERS[t](p)  # type: ignore[no-any-return]
+    return _PART_DECODERS[t](p)
 
 
 def _dec_parts(value: Any, allowed: tuple[str, ...], where: str) -> tuple[ContentPart, ...]:
     """A content list (paths ``content[i]...``)."""
-    if value.__class__ is not list and not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, tuple)):
         _fail(f"expected a string or an array of parts, got {json_type(value)}", "content")
     out: list[ContentPart] = []
     for i, p in enumerate(value):
-        # Hot path: a well-formed text part is built inline.
-        if p.__class__ is dict and p.get("type") == "text":
-            text = p.get("text")
-            if text.__class__ is str:
-                out.append(_text_part(text))
-                continue
         try:
             out.append(_dec_part(p, allowed, where))
         except DecodeError as exc:
@@ -498,7 +489,7 @@ def _dec_text_content(value: Any, where: str) -> str:
     if isinstance(value, str):
         return str(value)
     parts = _dec_parts(value, _TEXT_KINDS, where)
-    return "".join([p.text for p in parts])  # type: ignore[union-attr]
+    return "".join([p.text for p in parts if isinstance(p, TextPart)])  # text parts only
 
 
 # -- tool calls ------------------------------------------------------------------
@@ -508,11 +499,6 @@ def _dec_text_content(value: Any, where: str) -> str:
 # object (an ``error`` key, written by the encoder, also marks one). An invalid call
 # keeps the raw name and text, so a stored conversation holding one always loads.
 # What is not a tool call at all (not an object, no id, another ``type``) is an error.
-
-# Hot path: the usual call (a str id, a known name, arguments as the text of a flat
-# JSON object, no extras) is read, checked and frozen inline: the C scanner called
-# directly parses the text in ~half the time of json.loads (no whitespace regexes,
-# no Python frame), and a flat object of scalars is frozen in one copy.
 
 
 def _dec_call(c: Any) -> ToolCall | InvalidToolCall:

@@ -42,8 +42,7 @@ Predicate = Callable[[Mapping[str, Any]], bool]
 """Decides from the raw dict whether a candidate class should decode it."""
 
 # One table entry: (fallback class, ((class, predicate), ...) tried in order first).
-# Hot path: single-class roles have an empty predicate tuple, so decoding them is
-# one dict lookup and no call.
+# A role with a single class has an empty predicate tuple.
 _Entry = tuple[type[Message], tuple[tuple[type[Message], Predicate], ...]]
 
 
@@ -84,7 +83,7 @@ class MessageRegistry:
     _table: dict[str, _Entry]
 
     def __init__(self) -> None:
-        # _thread, not threading: same lock, without importing threading (~0.5 ms)
+        # _thread, not threading: the same lock, without importing threading at import time
         self._lock = _thread.allocate_lock()
         self._table = {
             "system": (SystemMessage, ()),
