@@ -65,33 +65,40 @@ def __getattr__(name: str) -> Any:
 _SEQ_BITS = 40
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
 
-_prefix = os.urandom(4).hex()
 counter = itertools.count()
 """The per-process sequence: the low 40 bits of an id are ``next(counter)``."""
 time_ns = time.time_ns
 
+# The random 8-digit middle of the ids, with the first sequence number it applies
+# to. A forked child adds a prefix of its own (parent and child would otherwise make
+# the same ids), from the next sequence number on: a message the parent made before
+# the fork keeps its parent's prefix, so it has the same id in both processes.
+_prefixes: list[tuple[int, str]] = [(0, os.urandom(4).hex())]
+
 
 def _reseed() -> None:
-    # After fork, parent and child would otherwise mint the same ids. The counter
-    # is kept, so a stamp made before the fork but formatted in the child cannot
-    # collide with one the child makes after it.
-    global _prefix, _last_head
-    _prefix = os.urandom(4).hex()
-    _last_head = (-1, "")
+    _prefixes.append((next(counter), os.urandom(4).hex()))
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reseed)
 
 
-# (millisecond, its 20-digit id head), one tuple so that threads never pair the
-# millisecond of one call with the head of another.
-_last_head: tuple[int, str] = (-1, "")
+def _prefix_of(seq: int) -> str:
+    for first, prefix in reversed(_prefixes):
+        if seq >= first:
+            return prefix
+    return _prefixes[0][1]
 
 
 def stamp_id(ns: int, seq: int) -> str:
     """Format the id string of a clock reading (ns since the epoch) and a sequence number."""
     return stamp_id_ms(ns // 1_000_000, seq)
+
+
+def stamp_id_ms(ms: int, seq: int) -> str:
+    """Format the id string of a Unix millisecond and a sequence number."""
+    return f"{ms:012x}{_prefix_of(seq)}{seq & _SEQ_MASK:012x}"
 
 
 def stamp_created_at(ns: int) -> datetime:
@@ -174,7 +181,7 @@ _sha256: Callable[[ReadableBuffer], hashlib._Hash] | None = None
 
 def call_id_of(prefix: str, key: str) -> str:
     """The id ``derive_call_id(prefix, *parts)`` makes, of the parts' text already joined
-    into ``key`` with ``"\x1f"``."""
+    into ``key`` with ``"\\x1f"``."""
     global _sha256
     sha = _sha256
     if sha is None:
@@ -182,17 +189,3 @@ def call_id_of(prefix: str, key: str) -> str:
 
         sha = _sha256 = hashlib.sha256
     return prefix + sha(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-
-
-def stamp_id_ms(ms: int, seq: int) -> str:
-    """Format the id string of a Unix millisecond and a sequence number."""
-    # The head (milliseconds and process prefix) is shared by every id of the same
-    # millisecond, so it is formatted once per millisecond.
-    global _last_head
-    last = _last_head
-    if last[0] == ms:
-        head = last[1]
-    else:
-        head = f"{ms:012x}{_prefix}"
-        _last_head = (ms, head)
-    return f"{head}{seq & _SEQ_MASK:012x}"

