@@ -148,9 +148,9 @@ class MessageRegistry:
         subclasses: "has tool calls"; AssistantMessage subclasses: "has none";
         other roles: always). The candidate goes first, or just before the
         candidate ``before``. Registering a class again moves it. ``cls`` must
-        subclass a built-in message class of that role and add no dataclass
-        fields (extra state belongs in ``metadata`` or ``extras``, which
-        round-trip).
+        subclass a built-in message class of that role. Dataclass fields it adds
+        are encoded under their own names and given back to its constructor when
+        decoding, so its checks run (their values must be JSON).
         """
         r = MessageRole.parse(role)
         base = _check_class(cls, r)
