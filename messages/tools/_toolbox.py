@@ -11,8 +11,7 @@ and exceptions that are not an ``Exception`` (``KeyboardInterrupt``,
 ``SystemExit``, ``asyncio.CancelledError``) propagate.
 
 The async side (``arun``, ``arun_all``) lives in :mod:`._toolbox_async`, imported
-on first use: ``asyncio`` costs ~15 ms to import and a sync agent loop never
-needs it.
+on first use: ``asyncio`` is slow to import and a sync agent loop never needs it.
 """
 
 from __future__ import annotations
@@ -20,12 +19,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import json
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, overload
 
-from .. import _json
 from .._build import tool_result_message
+from .._frozen import SCALARS
 from .._json import show_name
 from .._lazy import LazyModule
 from .._message import Message, ToolResultMessage
@@ -58,32 +58,25 @@ class Tool:
         self.definition = definition
         self.fn = fn
         self.name = definition.name
-        self.is_async = _is_coroutine_function(fn)
-        # What keyword_arguments reads the signature from. hot path: a callable
-        # instance is read through its bound __call__, whose plan _arguments caches
-        # (by the method's function): ~3 us a call instead of ~40 us for the
-        # instance itself, compiled per call. A functools.partial has no such
-        # stand-in and is compiled per call (~50 us).
-        self.target: Callable[..., Any] = fn if _is_plain(fn) else _bound_call(fn)
+        self.target = _signature_target(fn)
+        # An instance with `async def __call__` is a coroutine function too.
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(self.target)
 
 
-def _is_plain(fn: Any) -> bool:
-    """A function, method or class; or an instance whose ``__call__`` is not Python code."""
+def _signature_target(fn: Any) -> Callable[..., Any]:
+    """What keyword_arguments reads ``fn``'s parameters from.
+
+    A function, method or class is read itself. A callable instance is read through
+    its bound ``__call__``, whose plan _arguments caches by the method's function (the
+    instance itself would be compiled again on every call). An instance whose
+    ``__call__`` is not Python code (a ``functools.partial``) has no such stand-in.
+    """
+    target: Callable[..., Any] = fn
     if inspect.isfunction(fn) or inspect.ismethod(fn) or isinstance(fn, type):
-        return True
-    return not inspect.isfunction(type(fn).__call__)
-
-
-def _bound_call(fn: Any) -> Callable[..., Any]:
-    call: Callable[..., Any] = fn.__call__
-    return call
-
-
-def _is_coroutine_function(fn: Any) -> bool:
-    if inspect.iscoroutinefunction(fn):
-        return True
-    # an instance with `async def __call__`
-    return not _is_plain(fn) and inspect.iscoroutinefunction(type(fn).__call__)
+        return target
+    if inspect.isfunction(type(fn).__call__):
+        target = fn.__call__
+    return target
 
 
 class Toolbox:
@@ -268,7 +261,10 @@ def _check_fits(definition: ToolDefinition, fn: Callable[..., Any]) -> None:
     """
     from . import _typehints as th
 
-    node = th.Walker().callable(fn)
+    try:
+        node = th.Walker().callable(fn)
+    except RecursionError:  # only when the caller's own stack is already deep
+        raise ValidationError("type hints nested too deeply", "fn") from None
     if node.no_signature:  # a builtin without a signature: nothing to compare
         return
     params = {f.name: f for f in node.fields if f.kind in th.NAMED}
@@ -322,10 +318,6 @@ def prepare(
 ) -> tuple[Tool, ToolCall, dict[str, Any]] | ToolResult:
     """The tool, the call and its checked keyword arguments, or the error result that answers it."""
     if isinstance(call, ToolCall):
-        # hot path: one dict lookup, the schema check, the plan-cached conversion.
-        # Measured with callgrind for get_weather (2 arguments): run is ~68k
-        # instructions beside ~5k for the direct call; validate_arguments ~33k,
-        # keyword_arguments ~19k, the ToolResult ~9.5k, this module's own ~1k.
         tool = tools.get(call.name)
         if tool is None:
             return _failed(call, _unknown(tools, call.name))
@@ -366,21 +358,16 @@ def raised(call: ToolCall, exc: Exception) -> ToolResult:
 
 def finish(call: ToolCall, value: Any) -> ToolResult | ToolResultMessage:
     """The result for what the tool returned (see :func:`content`); never raises."""
-    if type(value) is str:  # hot path: most tools return text
-        return ToolResult(call.id, value, False, call.name)
     try:
         if isinstance(value, ToolResult):
             # The tool chose its content and is_error; the id and name are the call's.
             return dataclasses.replace(value, tool_call_id=call.id, tool_name=call.name)
         if isinstance(value, ToolResultMessage):
-            # A new message answering this call; the tool's name, metadata and extras kept.
-            return dataclasses.replace(
-                value,
-                tool_call_id=call.id,
-                tool_name=call.name,
-                id=None,  # type: ignore[arg-type]  # None: a new id, and the time now
-                created_at=None,  # type: ignore[arg-type]
-            )
+            # A new message answering this call; the tool's name, metadata and extras
+            # kept. id and created_at None: a new id, and the time now (the fields are
+            # typed str and datetime, the constructor takes None for "new").
+            renewed: dict[str, Any] = {"id": None, "created_at": None}
+            return dataclasses.replace(value, tool_call_id=call.id, tool_name=call.name, **renewed)
         return ToolResult(call.id, content(value), False, call.name)
     except _Unwritable as exc:
         return _failed(call, exc.reason())
@@ -418,11 +405,7 @@ _PARTS = tuple(PART_TYPES)
 
 def as_result(answer: ToolResult | ToolResultMessage) -> ToolResult:
     """The ToolResult of an answer (a tool may return a whole message)."""
-    if type(answer) is ToolResult:
-        return answer
-    if isinstance(answer, ToolResultMessage):
-        return answer.result
-    return answer
+    return answer.result if isinstance(answer, ToolResultMessage) else answer
 
 
 def as_message(answer: ToolResult | ToolResultMessage) -> ToolResultMessage:
@@ -471,25 +454,15 @@ class _Unwritable(Exception):
         return f"{self.detail} (at result{''.join(reversed(self.segments))})"
 
 
-_SCALARS = _json.JSON_SCALAR_TYPES
-_KEY_TYPES = (str, int, float)
-_encode: Callable[[Any], str] | None = None
+# Not _json.dumps_compact: that one escapes non-ASCII (for storage), and "Zürich"
+# as "Z\u00fcrich" costs the model tokens for nothing.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def to_json(value: Any) -> str:
     """``value`` as compact JSON text for the model; raises _Unwritable."""
-    global _encode
-    plain = value if type(value) in _SCALARS else _plain(value)
-    if _encode is None:
-        import json
-
-        # Not _json.dumps_compact: that one escapes non-ASCII (for storage), and
-        # "Zürich" as "Z\u00fcrich" costs the model tokens for nothing.
-        _encode = json.JSONEncoder(
-            ensure_ascii=False, allow_nan=False, separators=(",", ":")
-        ).encode
     try:
-        return _encode(plain)
+        return _ENCODER.encode(_plain(value))
     except ValueError:  # NaN or an infinity (allow_nan=False), or an int over the digit limit
         raise _Unwritable(
             "the tool returned a number JSON cannot write (NaN, an infinity or too many digits)"
@@ -499,33 +472,22 @@ def to_json(value: Any) -> str:
 def _plain(v: Any) -> Any:
     """``v`` as values json writes as they are meant (a NamedTuple as an object, not an array).
 
-    Exact dicts, lists and tuples are rebuilt with their values made plain; the
-    path of a value that cannot be written is added while the error unwinds.
+    Mappings, lists and tuples are rebuilt with their values made plain; the path
+    of a value that cannot be written is added while the error unwinds.
     """
     t = type(v)
-    if t in _SCALARS:
+    if t in SCALARS:
         return v
-    if t is dict or isinstance(v, Mapping):
-        out: dict[Any, Any] = {}
-        for k, x in v.items():
-            if type(k) is not str and not (isinstance(k, _KEY_TYPES) or k is None):
-                raise _Unwritable(f"the tool returned a mapping with a {type(k).__name__} key")
-            try:
-                out[k] = x if type(x) in _SCALARS else _plain(x)
-            except _Unwritable as exc:
-                exc.segments.append("[*]")  # a key is part of the result: never shown
-                raise
-        return out
-    if t is list or t is tuple:
-        return _items(v)
+    if isinstance(v, Mapping):
+        return _mapping(v)
     if isinstance(v, tuple) and isinstance(getattr(t, "_fields", None), tuple):  # a NamedTuple
         return _record(zip(t._fields, v, strict=False))
+    if isinstance(v, (list, tuple)):
+        return _items(v)
     if isinstance(v, enum.Enum):
         return _plain(v.value)
     if isinstance(v, (str, int, float)):  # subclasses json writes as their base
         return v
-    if isinstance(v, (list, tuple)):
-        return _items(v)
     if isinstance(v, _PARTS):  # parts are dataclasses too: a list of parts alone is content
         raise _Unwritable(f"the tool returned a {t.__name__} among other values")
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
@@ -535,15 +497,27 @@ def _plain(v: Any) -> Any:
     raise _Unwritable(f"the tool returned a {t.__name__}, which JSON cannot write")
 
 
+def _mapping(v: Mapping[Any, Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for k, x in v.items():
+        if not (isinstance(k, (str, int, float)) or k is None):  # what json writes as a key
+            raise _Unwritable(f"the tool returned a mapping with a {type(k).__name__} key")
+        try:
+            out[k] = _plain(x)
+        except _Unwritable as exc:
+            exc.segments.append("[*]")  # a key is part of the result: never shown
+            raise
+    return out
+
+
 def _items(v: Any) -> list[Any]:
     out: list[Any] = []
-    append = out.append
-    try:
-        for x in v:
-            append(x if type(x) in _SCALARS else _plain(x))
-    except _Unwritable as exc:
-        exc.segments.append(f"[{len(out)}]")
-        raise
+    for i, x in enumerate(v):
+        try:
+            out.append(_plain(x))
+        except _Unwritable as exc:
+            exc.segments.append(f"[{i}]")
+            raise
     return out
 
 
@@ -552,7 +526,7 @@ def _record(fields: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, x in fields:
         try:
-            out[name] = x if type(x) in _SCALARS else _plain(x)
+            out[name] = _plain(x)
         except _Unwritable as exc:
             exc.segments.append("." + name)
             raise
