@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Awaitable
 from typing import Any
 
 from .._message import Message, ToolResultMessage
@@ -33,33 +34,38 @@ async def arun(
     tool, call, kwargs = ready
     if tool.is_async:
         try:
-            value = await tool.fn(**kwargs)
-        except Exception as exc:  # BaseException (CancelledError included) propagates
+            awaitable = tool.fn(**kwargs)
+        except Exception as exc:
             return raised(call, exc)
-        return finish(call, value)
-    answer, awaitable = await asyncio.to_thread(_in_thread, tool, call, kwargs)
-    if awaitable is None:
-        return answer  # type: ignore[return-value]  # set when there is no awaitable
+        return await _awaited(call, awaitable)
+    outcome = await asyncio.to_thread(_in_thread, tool, call, kwargs)
+    if isinstance(outcome, (ToolResult, ToolResultMessage)):
+        return outcome
     # A plain function that returned an awaitable (a partial of a coroutine
     # function, a lambda calling one): awaited here, in the loop.
+    return await _awaited(call, outcome)
+
+
+async def _awaited(call: ToolCall, awaitable: Awaitable[Any]) -> ToolResult | ToolResultMessage:
+    """The result of what a tool's awaitable gives."""
     try:
         value = await awaitable
-    except Exception as exc:
+    except Exception as exc:  # BaseException (CancelledError included) propagates
         return raised(call, exc)
     return finish(call, value)
 
 
 def _in_thread(
     tool: Tool, call: ToolCall, kwargs: dict[str, Any]
-) -> tuple[ToolResult | ToolResultMessage | None, Any]:
-    """Run a plain function in a worker thread: (its result, None) or (None, an awaitable it returned)."""
+) -> ToolResult | ToolResultMessage | Awaitable[Any]:
+    """Run a plain function in a worker thread: its result, or an awaitable it returned."""
     try:
         value = tool.fn(**kwargs)
     except Exception as exc:
-        return raised(call, exc), None
-    if type(value) is not str and inspect.isawaitable(value):
-        return None, value
-    return finish(call, value), None
+        return raised(call, exc)
+    if inspect.isawaitable(value):
+        return value
+    return finish(call, value)
 
 
 async def arun_all(tools: dict[str, Tool], message: Message) -> tuple[ToolResultMessage, ...]:
