@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import FunctionType, MethodType
 
-from .._frozen import thaw
-from .._json import JSON_SCALAR_TYPES, json_type, show_name
+from .._frozen import SCALARS, thaw
+from .._json import json_type, show_name
 from ..errors import ValidationError
 
 TYPE_CHECKING = False
@@ -44,7 +44,8 @@ def build_from_arguments(cls: Callable[..., T], args: Mapping[str, Any], path: s
     if plan is None:
         plan = _plan_for(cls, key, path)
     try:
-        return plan.build(args, cls)  # type: ignore[no-any-return]
+        built: T = plan.build(args, cls)
+        return built
     except _Mismatch as exc:
         err = exc
     except RecursionError:
@@ -120,8 +121,8 @@ class _Conv:
     """How one annotation is applied: ``fn(value)`` converts or raises _Mismatch.
 
     ``passes`` are value types ``fn`` would return unchanged, so callers skip the
-    call for them (hot path: a str field costs one set lookup, no call); ``kinds``
-    the JSON types it accepts (a Union picks the branch error to report with them).
+    call for them (a str field costs a set lookup, no call); ``kinds`` the JSON
+    types it accepts (a Union picks the branch error to report with them).
     """
 
     __slots__ = ("fn", "kinds", "label", "passes")
@@ -178,7 +179,7 @@ def _kinds(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-_ANY = _Conv(thaw, JSON_SCALAR_TYPES, _ALL_KINDS, "any value")
+_ANY = _Conv(thaw, SCALARS, _ALL_KINDS, "any value")
 _STR = _Conv(_to_str, frozenset((str,)), _kinds("string"), "str")
 _INT = _Conv(_to_int, frozenset((int,)), _kinds("integer"), "int")
 _FLOAT = _Conv(_to_float, frozenset((float,)), _kinds("number", "integer"), "float")
@@ -201,13 +202,12 @@ def _array(item: _Conv, make: Callable[[list[Any]], Any] | None, label: str) -> 
         if not isinstance(v, (tuple, list)):
             raise _expected(label, v)
         out: list[Any] = []
-        append = out.append
-        try:
-            for x in v:
-                append(x if type(x) in passes else conv(x))
-        except _Mismatch as exc:
-            exc.segments.append(f"[{len(out)}]")
-            raise
+        for i, x in enumerate(v):
+            try:
+                out.append(x if type(x) in passes else conv(x))
+            except _Mismatch as exc:
+                exc.segments.append(f"[{i}]")
+                raise
         if make is None:
             return out
         try:
@@ -227,13 +227,12 @@ def _fixed_tuple(items: list[_Conv], label: str) -> _Conv:
         if len(v) != n:
             raise _Mismatch(f"expected {label} ({n} items), got an array of {len(v)} items")
         out: list[Any] = []
-        append = out.append
-        try:
-            for c, x in zip(items, v, strict=True):
-                append(x if type(x) in c.passes else c.fn(x))
-        except _Mismatch as exc:
-            exc.segments.append(f"[{len(out)}]")
-            raise
+        for i, (c, x) in enumerate(zip(items, v, strict=True)):
+            try:
+                out.append(x if type(x) in c.passes else c.fn(x))
+            except _Mismatch as exc:
+                exc.segments.append(f"[{i}]")
+                raise
         return tuple(out)
 
     return _Conv(fn, frozenset(), _kinds("array"), label)
@@ -332,8 +331,8 @@ class _Record:
         one of the same shape (a function with the same code, a bound method of
         another instance); nested records call their own type.
         """
-        # Hot path: one dict lookup and one set lookup per field; converters are
-        # called only for values that are not already what the field wants.
+        # One dict lookup and one set lookup per field; converters are called only
+        # for values that are not already what the field wants.
         kw: dict[str, Any] = {}
         missing = False
         filled = 0
@@ -349,10 +348,10 @@ class _Record:
                 kw[name] = v
             elif v is None and required is False:
                 # null for a field that may be left out: absent, so it gets its
-                # default. Hot path: OpenAI strict mode sends null for every
-                # parameter the model leaves out; caught here rather than as a
-                # converter's _Mismatch, arguments_as(get_weather) with 2 nulls is
-                # ~1.5 us instead of ~3.0 (benchmarks/bench_tools.py).
+                # default. OpenAI strict mode sends null for every parameter the
+                # model leaves out, so this is common; caught here rather than as a
+                # converter's _Mismatch, which costs an exception per null
+                # ("arguments_as(get_weather) with 2 nulls" in benchmarks/bench_tools.py).
                 filled -= 1
             else:
                 try:
