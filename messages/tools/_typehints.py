@@ -433,11 +433,15 @@ class Walker:
             kind = "namedtuple"
         rec = self.records[tp] = RecordNode(tp, kind, tp.__name__)
         hints = self._class_hints(tp, rec)
-        if kind != "typeddict":
+        if kind == "typeddict":
+            rec.fields = self._typeddict_fields(tp, hints, depth)
+        else:
             # What the constructor takes (InitVars included, init=False fields not).
             self._signature_fields(rec, tp, hints, depth, "field has no type annotation")
-            return rec
-        required_keys: frozenset[str] = tp.__required_keys__  # type: ignore[attr-defined]
+        return rec
+
+    def _typeddict_fields(self, tp: type, hints: dict[str, Any], depth: int) -> tuple[Field, ...]:
+        required_keys: frozenset[str] = getattr(tp, "__required_keys__", frozenset())
         fields: list[Field] = []
         for name in tp.__annotations__:
             hint = hints.get(name, NO_HINT)
@@ -447,8 +451,7 @@ class Walker:
             required = name in required_keys if explicit is None else explicit
             node = self._field_hint(hint, depth, "field has no type annotation")
             fields.append(Field(name, node, not required))
-        rec.fields = tuple(fields)
-        return rec
+        return tuple(fields)
 
     def callable(self, target: Any, name: str | None = None) -> RecordNode:
         """A callable's parameters (all of them: each consumer picks what it takes)."""
