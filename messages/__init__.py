@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ._streaming import ToolCallAccumulator, ToolCallDelta
     from ._tokens import estimate_tokens
     from ._tool_result import ToolResult
-    from .tools import ToolDefinition, Toolbox
+    from .tools import Toolbox, ToolDefinition
 
 __version__ = "0.1.0"
 

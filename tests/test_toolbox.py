@@ -18,7 +18,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypedDict
 
 import pytest
@@ -542,7 +542,7 @@ class Level(enum.IntEnum):
     LOW = 1
 
 
-class Mode(str, enum.Enum):
+class Mode(enum.StrEnum):
     FAST = "fast"
 
 
@@ -609,7 +609,7 @@ def test_parts_become_a_multimodal_result() -> None:
         ({1, 2}, "the tool returned a set, which JSON cannot write"),
         (b"raw", "the tool returned a bytes, which JSON cannot write"),
         (
-            {"report": {"when": [datetime(2025, 1, 1, tzinfo=timezone.utc)]}},
+            {"report": {"when": [datetime(2025, 1, 1, tzinfo=UTC)]}},
             "the tool returned a datetime, which JSON cannot write (at result[*][*][0])",
         ),
         (
@@ -718,7 +718,7 @@ def test_errors_never_quote_argument_values(case: str, noise: str) -> None:
 
     def pick(city: str, unit: str = "c", when: int = 0) -> Any:
         """Pick."""
-        return {"city": city, city: [datetime(2025, 1, 1, tzinfo=timezone.utc)]}
+        return {"city": city, city: [datetime(2025, 1, 1, tzinfo=UTC)]}
 
     choose = ToolDefinition(
         "choose",
