@@ -13,9 +13,10 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard, TypeVar, cast
 
 from .. import _build
+from .._fields import check_tool_name
 from .._frozen import EMPTY, SCALARS, FrozenDict, freeze, thaw
 from .._ids import DERIVED_ID_PREFIX, derive_call_id
 from .._kinds import kind_of, kind_or_none
@@ -428,9 +429,25 @@ def build_assistant(
     return AssistantMessage(content, metadata=meta, extras=ext)
 
 
+def is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """Whether ``value`` is a JSON object: a dict (the usual case, tested first: the
+    ``Mapping`` ABC's check runs Python code) or another Mapping."""
+    return isinstance(value, (dict, Mapping))
+
+
+def tool_name_valid(name: str) -> bool:
+    """Whether ``name`` follows the tool name rule (``check_tool_name``, which
+    remembers the names it found valid)."""
+    try:
+        check_tool_name(name)
+    except ValidationError:
+        return False
+    return True
+
+
 def as_mapping(value: object, path: str) -> Mapping[str, Any]:
     """``value`` if it is a JSON object, else DecodeError at ``path``."""
-    if isinstance(value, Mapping):
+    if is_mapping(value):
         return value
     raise DecodeError(f"expected an object, got {_type(value)}", path)
 

@@ -140,7 +140,7 @@ def mark_last(
     after; a non-empty string becomes one part of ``text_type``), and the value that
     part carries: ``value``, or the one it kept from a parsed request (one key, never
     two: the kept one stays); None when no part takes it."""
-    if content.__class__ is str:
+    if isinstance(content, str):
         if content:
             return [{"type": text_type, "text": content, key: value}], value
         return content, None
@@ -178,7 +178,7 @@ def collect_control(
 ) -> None:
     """Note a block with a ``cache_control`` and the message whose hint it is (``owner``:
     ``id`` of each hint's value -> its message; None: a key kept from a request)."""
-    if block.__class__ is dict and CONTROL_KEY in block:
+    if isinstance(block, dict) and CONTROL_KEY in block:
         found.append((block, owner.get(id(block[CONTROL_KEY]))))
 
 
@@ -240,8 +240,8 @@ def lift_kept(kept: list[Any], index: int, key: str) -> CacheHint | None:
     hint = _READ[key](keys[key])
     if hint is not None:
         if len(keys) > 1:
-            rest = keys.__class__({k: v for k, v in keys.items() if k != key})
-            kept[-1] = entry.__class__({**entry, "keys": rest})
+            rest = type(keys)({k: v for k, v in keys.items() if k != key})
+            kept[-1] = type(entry)({**entry, "keys": rest})
         else:
             kept.pop()
     return hint

@@ -37,7 +37,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from .._build import stream_delta, tool_call, tool_call_delta
-from .._fields import tool_name_ok
 from .._frozen import EMPTY, FrozenDict
 from .._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from .._json import dumps_compact, json_type
@@ -76,6 +75,7 @@ from ._base import (
     plain_arguments,
     raw_json_text,
     request_messages,
+    tool_name_valid,
 )
 from ._cache_hints import hint_loss, no_breakpoints
 from ._chat_completions import (
@@ -195,7 +195,7 @@ def _call(tc: Mapping[str, Any], where: str, seed: str, k: int) -> ToolCall | In
     call_id = opt_str_at(tc, "id", where)
     args = fn.get("arguments")
     frozen, raw, problem = _arguments(args, f"{where}.function.arguments")
-    if not tool_name_ok(name):
+    if not tool_name_valid(name):
         problem = f"{where}.function.name: invalid tool name {ident(name)}"
     if problem is not None:
         text = raw if raw is not None else raw_json_text(args) if args is not None else ""

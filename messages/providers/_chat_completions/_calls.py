@@ -16,14 +16,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._build import tool_call
-from ..._fields import tool_name_ok
 from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
 from ..._json import json_type
 from ..._part_codec import object_text
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ident
-from .._base import as_list, as_mapping, freeze_decoded, raw_json_text
+from .._base import as_list, as_mapping, freeze_decoded, raw_json_text, tool_name_valid
 from ._readers import freeze_arguments, text_arguments, unique_ids
 
 __all__ = ["read_call", "read_calls", "read_legacy_call"]
@@ -105,7 +104,7 @@ def _call(
     ``fn_path`` is the path of the object holding the name and arguments; ``kept`` the
     call's extras (its kept keys)."""
     frozen, problem = _arguments(args, fn_path)
-    if not tool_name_ok(name):
+    if not tool_name_valid(name):
         problem = f"{fn_path}.name: invalid tool name {ident(name)}"
     text = args if isinstance(args, str) else None
     if problem is not None:

@@ -377,6 +377,7 @@ class _Request:
         "moved",
         "open_at",
         "open_calls",
+        "open_ids",
         "open_invalid",
         "out",
         "tag",
@@ -389,10 +390,11 @@ class _Request:
         self.out: list[dict[str, Any]] = []
         # the calls of the last assistant turn while some still wait for a result (None
         # once all are answered; only when the dialect pairs results), where the turn is,
-        # and the ids answered so far
+        # the ids of its calls, valid and invalid, and the ids answered so far
         self.open_calls: Sequence[ToolCall] | None = None
         self.open_invalid: Sequence[InvalidToolCall] = ()
         self.open_at = 0
+        self.open_ids: list[str] = []
         self.answered: list[str] = []
         # parts moved out of tool results, sent in a user message after them; system and
         # developer messages met between a call and its results, sent after them
@@ -408,13 +410,16 @@ class _Request:
         """Write every message, then close the request."""
         for i, m in enumerate(messages):
             _WRITERS[kind_at(m, i)](self, m, i)
-            self.place_hint()
+            if self.hinted is not None:
+                self.place_hint(*self.hinted)
+                self.hinted = None
         if self.open_calls is not None and (self.answered or self.fmt.answers_last_turn):
             # a last turn with some results: the rest are answered; one with none at all
             # is left pending (a tool may still be running), as repair does, unless the
             # server wants every call answered
             self.answer_pending()
-        self.flush(len(messages) - 1)
+        if self.waiting():
+            self.flush(len(messages) - 1)
         if self.marks:
             self.fmt._limit_hints(self.out, self.marks, self.losses)
 
@@ -429,7 +434,7 @@ class _Request:
     def instruction(self, m: SystemMessage | DeveloperMessage, developer: bool, i: int) -> None:
         """A system or developer message; between a call and its results it waits for them
         (the API wants the tool messages right after the call)."""
-        if self.open_calls is None:
+        if self.open_calls is None and self.waiting():
             self.flush(i)
         own = self.begin(m, i)
         d = self.fmt._system(m, developer, i, self.losses, own)
@@ -492,7 +497,9 @@ class _Request:
             d[field] = ""
         self.append(d, m.name, i)
         if fmt.pairs_tool_results and (calls or bad):
-            self.open_calls, self.open_invalid, self.open_at, self.answered = calls, bad, i, []
+            self.open_calls, self.open_invalid, self.open_at = calls, bad, i
+            self.open_ids = [c.id for c in calls] + [c.id for c in bad]
+            self.answered = []
 
     def tool_result(self, m: ToolResultMessage, i: int) -> None:
         own = self.begin(m, i)
@@ -555,14 +562,10 @@ class _Request:
     def pair(self, call_id: str) -> bool:
         """Whether ``call_id`` answers a call of the open turn not answered yet; if so it
         is noted, and the turn closes with its last result."""
-        calls = self.open_calls
-        if calls is None or call_id in self.answered:
-            return False
-        invalid = self.open_invalid
-        if not any(c.id == call_id for c in calls) and not any(c.id == call_id for c in invalid):
+        if self.open_calls is None or call_id not in self.open_ids or call_id in self.answered:
             return False
         self.answered.append(call_id)
-        if len(self.answered) == len(calls) + len(invalid):
+        if len(self.answered) == len(self.open_ids):
             self.open_calls = None
         return True
 
@@ -572,7 +575,8 @@ class _Request:
         if self.open_calls is not None:
             self.answer_pending()
             self.open_calls = None
-        self.flush(i)
+        if self.waiting():
+            self.flush(i)
 
     def answer_pending(self) -> None:
         """An error result for each call of the open turn left unanswered (the API rejects
@@ -592,11 +596,14 @@ class _Request:
                     f"messages[{self.open_at}].{group}[{k}]", "unanswered tool call", rule
                 )
 
+    def waiting(self) -> bool:
+        """Whether parts moved out of tool results or held system messages wait for the
+        results of a turn to end."""
+        return self.moved is not None or self.held is not None
+
     def flush(self, i: int) -> None:
         """After the results of a turn: the parts moved out of them, then the system
         messages held back, in their order."""
-        if self.moved is None and self.held is None:
-            return
         self.bridge_before(i, "message moved")
         if self.moved is not None:
             self.out.append({"role": "user", "content": self.moved})
@@ -621,15 +628,12 @@ class _Request:
 
     # -- cache hints ---------------------------------------------------------------------
 
-    def place_hint(self) -> None:
-        """Put the noted cache hint on the last content part of its wire message
-        (``cache_key``), noted in ``marks``, or report it. A part that already has the key
+    def place_hint(self, i: int, hint: CacheHint, before: int, held_before: int) -> None:
+        """Put message ``i``'s cache hint on the last content part of its wire message
+        (``cache_key``; ``before`` and ``held_before``: the lengths of ``out`` and ``held``
+        before it), noted in ``marks``, or report it. A part that already has the key
         (kept from a parsed request) keeps its own value: one key, never two (a Loss when
         it says something else)."""
-        if self.hinted is None:
-            return
-        i, hint, before, held_before = self.hinted
-        self.hinted = None
         fmt, losses = self.fmt, self.losses
         key = fmt.cache_key
         if key is None:

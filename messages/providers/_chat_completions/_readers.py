@@ -447,7 +447,7 @@ def reasoning_to_send(
     """
     texts: list[str] = []
     for j, p in enumerate(content):
-        if type(p) is not ReasoningPart and not isinstance(p, ReasoningPart):
+        if not isinstance(p, ReasoningPart):
             continue
         path = f"messages[{index}].content[{j}]"
         if field is None:

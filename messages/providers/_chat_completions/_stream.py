@@ -29,6 +29,7 @@ from .._base import (
     Usage,
     as_list,
     as_mapping,
+    is_mapping,
     make_response,
     opt_str,
     opt_str_at,
@@ -332,7 +333,7 @@ class ChatCompletionsStream(CountingStream):
         name = args = None
         fn = tc.get("function")
         if fn is not None:
-            if not isinstance(fn, Mapping):
+            if not is_mapping(fn):
                 raise DecodeError(f"expected an object, got {json_type(fn)}", f"{where}.function")
             name = opt_str_at(fn, "name", where, "function")
             args = fn.get("arguments")

@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from ..._build import text_part
 from ..._frozen import EMPTY, thaw
 from ..._kinds import ASSISTANT, DEVELOPER, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, kind_or_none
 from ..._message import (
@@ -69,6 +70,7 @@ from .._base import (
     Loss,
     Losses,
     foreign_state_losses,
+    is_mapping,
     kind_at,
     plain_dict,
 )
@@ -176,15 +178,25 @@ def _continued(
 class Formatter:
     """One request being formatted (a provider's tag, the items and the losses)."""
 
-    __slots__ = ("answered", "losses", "open_at", "open_calls", "out", "string_input", "tag")
+    __slots__ = (
+        "answered",
+        "losses",
+        "open_at",
+        "open_calls",
+        "open_ids",
+        "out",
+        "string_input",
+        "tag",
+    )
 
     def __init__(self, tag: str) -> None:
         self.tag = tag
         self.losses = Losses()
         self.out: list[dict[str, Any]] = []
-        # the calls of the last assistant turn, where it is, and the ids answered
+        # the calls of the last assistant turn, where it is, their ids and the ids answered
         self.open_calls: Sequence[ToolCall | InvalidToolCall] | None = None
         self.open_at = 0
+        self.open_ids: list[str] = []
         self.answered: list[str] = []
         # a user message read from a string ``input``: alone, it goes back as one
         self.string_input: dict[str, Any] | None = None
@@ -222,8 +234,7 @@ class Formatter:
             if messages[j].cache is not None:
                 hint_loss(self.losses, j, _STORED_RULE)
         stored = messages[k]
-        self.open_calls = [*stored.tool_calls, *stored.invalid_tool_calls] or None
-        self.open_at = k
+        self.open([*stored.tool_calls, *stored.invalid_tool_calls], k)
 
     # -- state kept on messages -------------------------------------------------
 
@@ -241,6 +252,11 @@ class Formatter:
         return own
 
     # -- tool pairing -------------------------------------------------------------
+
+    def open(self, calls: Sequence[ToolCall | InvalidToolCall], i: int) -> None:
+        """The calls of the assistant turn ``messages[i]`` wait for their results."""
+        self.open_calls, self.open_at, self.answered = calls or None, i, []
+        self.open_ids = [c.id for c in calls]
 
     def close_turn(self) -> None:
         """Before a user or assistant message: each call of the last turn left without a
@@ -267,10 +283,9 @@ class Formatter:
 
     def paired(self, call_id: str) -> bool:
         """True when ``call_id`` answers a call of the last turn not answered yet."""
-        calls = self.open_calls
-        if calls is None or call_id in self.answered:
+        if self.open_calls is None or call_id in self.answered:
             return False
-        return any(c.id == call_id for c in calls)
+        return call_id in self.open_ids
 
     # -- one writer per message kind ----------------------------------------------
 
@@ -319,7 +334,7 @@ class Formatter:
         self.close_turn()
         sent = self.turn(m, i, own)
         if sent:
-            self.open_calls, self.open_at, self.answered = sent, i, []
+            self.open(sent, i)
         if m.cache is not None:
             hint_loss(self.losses, i, _ASSISTANT_RULE)
 
@@ -391,17 +406,7 @@ class Formatter:
 
     def call(self, c: ToolCall | InvalidToolCall, i: int, k: int) -> dict[str, Any] | None:
         """A ``function_call`` item (an invalid call as the model wrote it)."""
-        own: Any = None
-        if c.extras:
-            for key, value in c.extras.items():
-                if key == self.tag:
-                    own = value
-                else:
-                    self.losses.add(
-                        f"messages[{i}].tool_calls[{k}]",
-                        f"opaque state from {key} on a tool call",
-                        f"dropped: only re-sent to {key}",
-                    )
+        own = self.call_state(c, i, k) if c.extras else None
         if isinstance(c, ToolCall):
             name, args = c.name, c.arguments_json
         else:
@@ -414,29 +419,38 @@ class Formatter:
                 return None
             name, args = c.name, c.raw_arguments
         d: dict[str, Any] = {"type": "function_call"}
-        if isinstance(own, Mapping):
+        if own is not None:
             d.update(plain_dict(own))
         d["call_id"] = c.id
         d["name"] = name
         d["arguments"] = args
         return d
 
+    def call_state(self, c: ToolCall | InvalidToolCall, i: int, k: int) -> Mapping[str, Any] | None:
+        """This tag's state on a call (its item keys); other providers' state is a loss."""
+        own = None
+        for key, value in c.extras.items():
+            if key == self.tag:
+                own = value if is_mapping(value) else None
+            else:
+                self.losses.add(
+                    f"messages[{i}].tool_calls[{k}]",
+                    f"opaque state from {key} on a tool call",
+                    f"dropped: only re-sent to {key}",
+                )
+        return own
+
     def turn(
         self, m: AssistantMessage, i: int, own: Mapping[str, Any]
     ) -> list[ToolCall | InvalidToolCall]:
         """Append the items of an assistant turn; returns the calls it sent."""
-        c = m.content
-        # empty text is no part: a layout slot without its text part takes ""
-        parts: Sequence[ContentPart] = (
-            () if not c else ((TextPart(c),) if isinstance(c, str) else c)
-        )
         calls: list[ToolCall | InvalidToolCall] = [*m.tool_calls, *m.invalid_tool_calls]
         items: list[dict[str, Any]] | None = None
         sent: list[ToolCall | InvalidToolCall] = []
         layout = own.get(ITEMS) if own else None
         if isinstance(layout, (list, tuple)):
             noted = len(self.losses.items)
-            items = self.laid_out(layout, parts, calls, sent, i)
+            items = self.laid_out(layout, _parts(m.content), calls, sent, i)
             if items is None:
                 del self.losses.items[noted:]
                 sent = []
@@ -447,7 +461,7 @@ class Formatter:
                     " sent as one message and its calls",
                 )
         if items is None:
-            items = self.plain(parts, calls, sent, i)
+            items = self.plain(m.content, calls, sent, i)
         if own and own.get(UNKNOWN):
             _reinsert(items, own)
         self.out.extend(items)
@@ -455,38 +469,17 @@ class Formatter:
 
     def plain(
         self,
-        parts: Sequence[ContentPart],
+        content: str | Sequence[ContentPart] | None,
         calls: Sequence[ToolCall | InvalidToolCall],
         sent: list[ToolCall | InvalidToolCall],
         i: int,
     ) -> list[dict[str, Any]]:
         """An assistant turn without a layout: its text as one message, then its calls."""
-        texts: list[str] = []
-        for j, p in enumerate(parts):
-            if isinstance(p, TextPart):
-                texts.append(p.text)
-            elif isinstance(p, ReasoningPart):
-                path = f"messages[{i}].content[{j}]"
-                if p.provider == self.tag:
-                    self.losses.add(
-                        path,
-                        "reasoning without its item id",
-                        "dropped: a reasoning item is sent back with the id it came with",
-                    )
-                else:
-                    self.losses.add(
-                        path,
-                        f"reasoning from {p.provider or 'an unnamed provider'}",
-                        DROP_OTHER_REASONING,
-                    )
-            else:
-                self.losses.add(
-                    f"messages[{i}].content[{j}]",
-                    f"{type(p).__name__} in an assistant message",
-                    "dropped: assistant messages carry text only",
-                )
+        if content is None or isinstance(content, str):
+            text = content or ""
+        else:
+            text = self.text_of(content, i)
         out: list[dict[str, Any]] = []
-        text = "".join(texts)
         if text or not calls:
             out.append({"role": "assistant", "content": text})
         for k, call in enumerate(calls):
@@ -495,6 +488,26 @@ class Formatter:
                 out.append(d)
                 sent.append(call)
         return out
+
+    def text_of(self, parts: Sequence[ContentPart], i: int) -> str:
+        """The text of an assistant turn's parts; its reasoning and other parts are a loss
+        (this provider's reasoning goes back only with its item id, in a layout)."""
+        texts: list[str] = []
+        for j, p in enumerate(parts):
+            if isinstance(p, TextPart):
+                texts.append(p.text)
+                continue
+            path = f"messages[{i}].content[{j}]"
+            if isinstance(p, ReasoningPart) and p.provider == self.tag:
+                rule = "dropped: a reasoning item is sent back with the id it came with"
+                self.losses.add(path, "reasoning without its item id", rule)
+            elif isinstance(p, ReasoningPart):
+                what = f"reasoning from {p.provider or 'an unnamed provider'}"
+                self.losses.add(path, what, DROP_OTHER_REASONING)
+            else:
+                what = f"{type(p).__name__} in an assistant message"
+                self.losses.add(path, what, "dropped: assistant messages carry text only")
+        return "".join(texts)
 
     def laid_out(
         self,
@@ -583,6 +596,14 @@ class _Parts:
         return self.at == len(self.parts)
 
 
+def _parts(content: str | Sequence[ContentPart] | None) -> Sequence[ContentPart]:
+    """An assistant turn's content as parts (empty text is no part: a layout slot without
+    its text part takes "")."""
+    if not content:
+        return ()
+    return (text_part(content),) if isinstance(content, str) else content
+
+
 def _message_item(entry: Mapping[str, Any], taken: _Parts) -> dict[str, Any] | None:
     """A message item of a layout: its kept keys and parts, its texts taken in order."""
     head = entry["message"]
@@ -608,7 +629,7 @@ def _message_item(entry: Mapping[str, Any], taken: _Parts) -> dict[str, Any] | N
 def _head(own: Mapping[str, Any]) -> dict[str, Any]:
     """A message item's kept keys (``type``, ``id``, ``status``...) as a new dict."""
     item = own.get(ITEM) if own else None
-    return plain_dict(item) if isinstance(item, Mapping) else {}
+    return {} if item is None or not is_mapping(item) else plain_dict(item)
 
 
 def _split(text: str, own: Mapping[str, Any]) -> str | list[dict[str, Any]]:

@@ -19,7 +19,6 @@ from typing import Any, Final
 from ... import _build
 from ..._build import text_part
 from ..._cache import CacheHint
-from ..._fields import tool_name_ok
 from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._message import (
@@ -33,7 +32,7 @@ from ..._message import (
 from ..._parts import ContentPart, FilePart, ImagePart, ReasoningPart, TextPart, parse_data_url
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
-from .._base import opt_str_at
+from .._base import opt_str_at, tool_name_valid
 from .._cache_hints import BREAKPOINT_KEY, lift_kept
 from ._read import (
     CALL_FIELDS,
@@ -105,7 +104,7 @@ def decode_call(
     args, text, error = arguments(raw, f"{path}.arguments")
     if cut:
         error = f"{path}: the stream ended before this call was complete"
-    elif error is None and (name is None or not tool_name_ok(name)):
+    elif error is None and (name is None or not tool_name_valid(name)):
         error = f"{path}.name: " + ("missing" if name is None else "invalid tool name")
     if error is not None or args is None or name is None:
         return _build.trusted(InvalidToolCall, call_id, name, text, error or path, extras)
@@ -351,7 +350,16 @@ def _image(p: Mapping[str, Any], where: str) -> tuple[ContentPart, dict[str, Any
     try:  # a base64 data: URL becomes inline data; any other URL stays a URL
         return ImagePart(url=url, detail=detail), keys
     except ValidationError as exc:
-        raise DecodeError(exc.message, f"{where}.image_url") from None
+        problem = exc.message
+    if url.startswith("data:") and detail is None:
+        # a file part of an image type goes out as an image, and its data may be what an
+        # image's cannot be (text starting "data:"): it reads back as that file part
+        try:
+            media_type, data = parse_data_url(url, f"{where}.image_url")
+            return FilePart(data, None, None, media_type), keys
+        except ValidationError:
+            pass
+    raise DecodeError(problem, f"{where}.image_url")
 
 
 def _file(p: Mapping[str, Any], where: str) -> tuple[ContentPart | None, dict[str, Any]]:

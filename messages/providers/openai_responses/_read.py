@@ -39,7 +39,7 @@ from ..._json import json_type, loads
 from ..._part_codec import object_text
 from ...errors import DecodeError, MessageError, ValidationError
 from .. import PROVIDERS
-from .._base import Usage, count_at, make_usage, raw_json_text
+from .._base import Usage, count_at, is_mapping, make_usage, raw_json_text
 
 __all__ = [
     "NAME",
@@ -87,7 +87,7 @@ def failure(exc: BaseException, path: str = "") -> DecodeError:
 
 def mapping(value: Any, path: str) -> Mapping[str, Any]:
     """``value`` if it is a JSON object, else DecodeError at ``path``."""
-    if isinstance(value, Mapping):
+    if is_mapping(value):
         return value
     raise DecodeError(f"expected an object, got {json_type(value)}", path)
 
