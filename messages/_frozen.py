@@ -164,15 +164,6 @@ def _freeze_items(items: Iterable[tuple[Any, Any]], path: str, depth: int) -> Fr
     return FrozenDict(out)
 
 
-def _flat(value: Mapping[Any, Any]) -> bool:
-    """Whether every key of ``value`` is a str and every value a JSON scalar (finite, if a float)."""
-    for k, v in value.items():
-        t = type(v)
-        if type(k) is not str or t not in SCALARS or (t is float and not math.isfinite(v)):
-            return False
-    return True
-
-
 def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
     """Freeze a mapping field (metadata, extras, arguments); ``None`` gives EMPTY."""
     if value is None:
@@ -181,12 +172,12 @@ def freeze_mapping(value: Mapping[str, Any] | None, path: str) -> FrozenDict:
         return value
     t = type(value)
     if t is dict:
-        # A flat dict of scalars (the usual tool arguments) is copied in one step.
-        if not value:
-            return EMPTY
-        if _flat(value):
-            return FrozenDict(value)
-        return _freeze_items(value.items(), path, 1)
+        # A flat dict of JSON scalars (the usual tool arguments) is copied in one step.
+        for k, v in value.items():
+            t = type(v)
+            if type(k) is not str or t not in SCALARS or (t is float and not math.isfinite(v)):
+                return _freeze_items(value.items(), path, 1)
+        return FrozenDict(value) if value else EMPTY
     if not isinstance(value, Mapping):
         reject(f"expected a mapping, got {t.__name__}", path)
     if not value:

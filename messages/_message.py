@@ -51,7 +51,7 @@ from .errors import ident, reject
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: this module must not import typing
 if TYPE_CHECKING:
     from datetime import datetime
-    from typing import Any, ClassVar, TypeVar
+    from typing import Any, ClassVar, NoReturn, TypeVar
 
     from ._cache import CacheHint
     from ._registry import MessageRegistry
@@ -620,30 +620,48 @@ def check_tool_calls(
     tool_calls: object, invalid_tool_calls: object = ()
 ) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
     """Both call sequences of a ToolCallMessage: at least one call in all, ids unique across both."""
-    calls = _call_tuple(tool_calls, ToolCall, "tool_calls")
-    invalid = _call_tuple(invalid_tool_calls, InvalidToolCall, "invalid_tool_calls")
-    if not calls and not invalid:
-        reject("at least one tool call (valid or invalid) is required", "tool_calls")
-    if len(calls) + len(invalid) > 1:
-        seen: set[str] = set()
-        for path, group in (("tool_calls", calls), ("invalid_tool_calls", invalid)):
-            for i, c in enumerate(group):
-                if c.id in seen:
-                    reject(
-                        f"duplicate tool call id {ident(c.id)} within the message",
-                        f"{path}[{i}].id",
-                    )
-                seen.add(c.id)
-    return calls, invalid
+    if not isinstance(tool_calls, (list, tuple)):
+        _not_calls(tool_calls, ToolCall, "tool_calls")
+    if not isinstance(invalid_tool_calls, (list, tuple)):
+        _not_calls(invalid_tool_calls, InvalidToolCall, "invalid_tool_calls")
+    ids = set()
+    for c in tool_calls:
+        if not isinstance(c, ToolCall):
+            _not_calls(tool_calls, ToolCall, "tool_calls")
+        ids.add(c.id)
+    for c in invalid_tool_calls:
+        if not isinstance(c, InvalidToolCall):
+            _not_calls(invalid_tool_calls, InvalidToolCall, "invalid_tool_calls")
+        ids.add(c.id)
+    if len(ids) != len(tool_calls) + len(invalid_tool_calls) or not ids:
+        _bad_ids(tool_calls, invalid_tool_calls)
+    return tuple(tool_calls), tuple(invalid_tool_calls)
 
 
-def _call_tuple(value: object, kind: type, path: str) -> tuple[Any, ...]:
-    if not isinstance(value, (list, tuple)):
-        reject(f"expected a sequence of {kind.__name__}, got {type(value).__name__}", path)
-    for i, c in enumerate(value):
-        if not isinstance(c, kind):
-            reject(f"expected {kind.__name__}, got {type(c).__name__}", f"{path}[{i}]")
-    return tuple(value)
+def _not_calls(value: object, kind: type, path: str) -> NoReturn:
+    """Reject ``value`` (not a sequence of ``kind``), naming the first bad item."""
+    if isinstance(value, (list, tuple)):
+        for i, c in enumerate(value):
+            if not isinstance(c, kind):
+                reject(f"expected {kind.__name__}, got {type(c).__name__}", f"{path}[{i}]")
+    reject(f"expected a sequence of {kind.__name__}, got {type(value).__name__}", path)
+
+
+def _bad_ids(calls: Sequence[ToolCall], invalid: Sequence[InvalidToolCall]) -> NoReturn:
+    """Reject calls with no call at all, or with an id twice, naming the second one."""
+    seen: set[str] = set()
+    groups: tuple[tuple[str, Sequence[ToolCall | InvalidToolCall]], ...] = (
+        ("tool_calls", calls),
+        ("invalid_tool_calls", invalid),
+    )
+    for path, group in groups:
+        for i, c in enumerate(group):
+            if c.id in seen:
+                reject(
+                    f"duplicate tool call id {ident(c.id)} within the message", f"{path}[{i}].id"
+                )
+            seen.add(c.id)
+    reject("at least one tool call (valid or invalid) is required", "tool_calls")
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False)

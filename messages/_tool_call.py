@@ -14,8 +14,9 @@ from ._fields import (
     check_opt_str,
     check_str,
     check_tool_name,
+    known_tool_name,
 )
-from ._frozen import EMPTY, FrozenDict
+from ._frozen import EMPTY, FrozenDict, freeze_mapping
 from ._lazy import LazyModule
 from .errors import ident
 
@@ -53,9 +54,16 @@ class ToolCall:
         extras: Mapping[str, Any] | None = None,
     ) -> None:
         """The call, checked: a non-empty id, a valid tool name, a JSON object of arguments."""
-        frozen, raw = check_arguments(arguments)
-        _set_id(self, check_id(id, "id"))
-        _set_name(self, check_tool_name(name))
+        if type(arguments) is dict:  # the usual call: no text to keep
+            frozen, raw = freeze_mapping(arguments, "arguments"), None
+        else:
+            frozen, raw = check_arguments(arguments)
+        if type(id) is not str or not id:
+            id = check_id(id, "id")
+        if type(name) is not str or name not in known_tool_name:  # see _fields
+            name = check_tool_name(name)
+        _set_id(self, id)
+        _set_name(self, name)
         _set_arguments(self, frozen)
         _set_extras(self, EMPTY if extras is None else check_mapping(extras, "extras"))
         _set_raw(self, raw)
