@@ -1,9 +1,8 @@
 """Readers, builders and rules shared by the chat-completions dialects and Ollama.
 
-What every module of the family needs and nothing provider-specific: the guard that
-turns whatever escapes a parser into a DecodeError, small readers (strings,
-arguments, usage, errors), the message kinds the formatters dispatch on and their
-``convert``, the trusted builders of deltas and response messages, the replay rules
+What every module of the family needs and nothing provider-specific: small readers
+(strings, arguments, usage, errors), the ``convert`` of a provider that formats in
+one pass, the trusted builders of deltas and response messages, the replay rules
 for opaque state and reasoning (tied to ``Provider.tag``), the pairing of id-less
 tool results, and the check that a stream event is of the format its stream reads.
 """
