@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from messages import DecodeError, Message, ToolDefinition
+from messages import DecodeError, Message, ToolDefinition, ToolResultMessage
 from messages.providers import FinishReason
 from messages.providers.gemini import PROVIDER
 from tests.conftest import SECRET, fixture_entries, load_fixture
@@ -102,6 +102,24 @@ def test_deep_requests_give_a_decode_error(body: dict[str, Any], path: str) -> N
     with pytest.raises(DecodeError) as info:
         PROVIDER.parse_messages(body)
     assert info.value.path.startswith(path)
+
+
+def test_a_function_response_is_refused_past_the_depth_limit_on_every_python() -> None:
+    # the limit is counted (200 levels, as freeze counts them), not wherever the C JSON
+    # encoder of the running Python stops
+    def body(levels: int) -> dict[str, Any]:
+        call = {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}
+        response = {"functionResponse": {"name": "f", "response": {"output": nested(levels)}}}
+        return {"contents": [call, {"parts": [response]}]}
+
+    *_, result = PROVIDER.parse_messages(body(200))
+    assert isinstance(result, ToolResultMessage)
+    for levels in (201, 1500, 5000):
+        with pytest.raises(DecodeError) as info:
+            PROVIDER.parse_messages(body(levels))
+        assert info.value.message == "nested deeper than 200 levels"
+        path = "contents[1].parts[0].functionResponse.response.output"
+        assert info.value.path == path + ".a" * 200
 
 
 # -- hostile mappings -----------------------------------------------------------------------------

@@ -184,7 +184,7 @@ def read_assistant(
     """The message of an assistant turn's content blocks (``more`` joins its state)."""
     turn = AssistantTurn(tag)
     for j, blk in enumerate(blocks):
-        if not isinstance(blk, Mapping):
+        if not isinstance(blk, (dict, Mapping)):
             raise DecodeError(f"expected an object, got {json_type(blk)}", f"{prefix}[{j}]")
         kind = blk.get("type")
         if not isinstance(kind, str):

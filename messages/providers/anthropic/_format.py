@@ -595,7 +595,7 @@ def _result_block(
             block["content"] = inner
     if m.is_error:
         block["is_error"] = True
-    defaults = own.get("defaults")
+    defaults = own.get("defaults") if own else None
     if isinstance(defaults, Mapping):
         # Keys the parsed block spelled out with their default value; only where
         # the message leaves the key out, so they never override it.

@@ -117,7 +117,7 @@ class AnthropicStream(StreamAccumulator):
         self._n = n + 1
         # any exception at all (a hostile Mapping's included) leaves as a DecodeError
         try:
-            if not isinstance(event, Mapping):
+            if not isinstance(event, (dict, Mapping)):
                 raise DecodeError(
                     f"expected an event object, got {json_type(event)}", f"events[{n}]"
                 )

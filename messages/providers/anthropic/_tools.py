@@ -54,7 +54,7 @@ def read_call(
         raise DecodeError(_missing_or_type(name), f"{prefix}[{j}].name")
     if not tool_name_ok(name):
         return _invalid(call_id, name, args, raw, f"{prefix}[{j}].name", _bad_name(name))
-    if not isinstance(args, Mapping):
+    if not isinstance(args, (dict, Mapping)):
         what = f"expected an object, got {json_type(args)}"
         return _invalid(call_id, name, args, raw, f"{prefix}[{j}].input", what)
     try:

@@ -99,9 +99,10 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   implicitly, and an explicit cache is a ``cachedContents`` resource made apart
   from the request, not a breakpoint in it.
 
-The package: ``_wire`` (spellings, readers, ids, kept state), ``_format`` (requests),
-``_parse`` (model turns and response bodies), ``_import`` (request bodies),
-``_stream`` (streams), ``_tools`` (schemas both ways), ``_provider`` (the object).
+The package: ``_wire`` (spellings, readers, ids, kept state), ``_format`` (requests)
+with ``_parts`` (content parts as request parts), ``_parse`` (model turns and response
+bodies), ``_import`` (request bodies), ``_stream`` (streams), ``_tools`` (schemas both
+ways), ``_provider`` (the object).
 """
 
 from __future__ import annotations

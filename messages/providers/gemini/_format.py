@@ -1,15 +1,33 @@
-"""Formatting: canonical messages to ``systemInstruction`` and ``contents`` (see the package docstring)."""
+"""Formatting: canonical messages to ``systemInstruction`` and ``contents`` (see the package docstring).
+
+One ``_Writer`` per request writes the conversation, with one method per message
+kind. It holds the contents written so far and the open one (``out[-1]``): its role,
+its parts (function responses first, ``nresp`` of them), and what it will need when
+it closes, noted as it happens: ``settle`` (responses out of call order, kept parts
+to put back, a message that added nothing) and ``pending`` (calls not answered yet).
+``calls`` are the calls of the latest model content, each with its position, the
+name sent, its message and whether its id is sent; ``answered`` those with a result.
+"""
 
 from __future__ import annotations
 
-import mimetypes
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..._frozen import EMPTY, thaw
 from ..._ids import DERIVED_ID_PREFIX
 from ..._json import loads
+from ..._kinds import (
+    ASSISTANT,
+    DEVELOPER,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    kind_of,
+    kind_or_none,
+)
 from ..._message import (
     AssistantMessage,
     DeveloperMessage,
@@ -19,12 +37,10 @@ from ..._message import (
     ToolResultMessage,
     UserMessage,
 )
-from ..._parts import AudioPart, FilePart, ImagePart, ReasoningPart, TextPart, parse_data_url
+from ..._parts import TextPart
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError
 from .._base import (
-    DROP_OTHER_REASONING,
-    FLAT_VALUES,
     Losses,
     foreign_state_losses,
     joined_text,
@@ -33,6 +49,7 @@ from .._base import (
     plain_arguments,
 )
 from .._cache_hints import hint_loss, no_breakpoints
+from ._parts import MODEL_PARTS, USER_PARTS, attach_text_signature, format_part, request_parts
 from ._wire import DERIVED_LEN, NEW_CONTENT, is_provider_key
 
 #: Gemini's documented stand-in for the thought signature of a function call it did not
@@ -45,163 +62,423 @@ CACHE_RULE = no_breakpoints(
     "gemini", "implicit caching is automatic; explicit caches are cachedContents"
 )
 
-# Message kinds: how each message class is formatted (subclasses are looked up once).
-# hot path: a kind is one of these strings and is compared by identity (``kind is
-# _RESULT``: ~14k instructions per call less than ``==`` on ints, on the benchmark)
-_SYSTEM, _USER, _ANSWER, _CALLS, _RESULT = "system", "user", "answer", "calls", "result"
-_BASE_KINDS: dict[type, str] = {
-    SystemMessage: _SYSTEM,
-    DeveloperMessage: _SYSTEM,
-    UserMessage: _USER,
-    AssistantMessage: _ANSWER,
-    ToolCallMessage: _CALLS,
-    ToolResultMessage: _RESULT,
-}
-_ROLES = {_SYSTEM: "system", _USER: "user", _ANSWER: "model", _CALLS: "model", _RESULT: "user"}
-# hot path: class -> (kind, role) of the turns, one subscript (~15 ns); a system message
-# (one per conversation) and a subclass met for the first time take the KeyError branch
-_KINDS: dict[type, tuple[str, str]] = {
-    cls: (k, _ROLES[k]) for cls, k in _BASE_KINDS.items() if k is not _SYSTEM
+#: The role of the content each kind of message goes in (system messages go in none).
+_ROLES = {USER: "user", TOOL_RESULT: "user", ASSISTANT: "model", TOOL_CALL: "model"}
+
+
+class _Call(NamedTuple):
+    """A call of the latest model content."""
+
+    position: int  # among the calls of the content
+    name: str  # the name sent
+    message: int  # the index of its message
+    sent: bool  # whether its id is sent (a derived id is not)
+
+
+class _Extra:
+    """What an open content needs done when it closes (rare): kept parts to put back."""
+
+    __slots__ = ("keys", "moved", "unknown")
+
+    def __init__(self) -> None:
+        self.unknown: list[tuple[int, Any]] = []
+        self.keys: list[tuple[int, Any]] = []
+        self.moved = 0  # media moved out of tool results, right after the responses
+
+
+_KEPT, _TURN_ENDS, _REMOVED = range(3)
+
+
+def contents(
+    messages: Sequence[Message], tag: str, losses: Losses
+) -> tuple[list[Any], Any, list[dict[str, Any]]]:
+    """The system parts, the role a parsed ``systemInstruction`` spelled out, and ``contents``."""
+    writer = _Writer(messages, tag, losses)
+    for i, m in enumerate(messages):
+        kind = kind_or_none(m)
+        if kind is None:
+            raise ValidationError(
+                f"cannot format a message of type {type(m).__name__}", f"messages[{i}]"
+            )
+        _WRITE[kind](writer, m, i)
+    writer.finish()
+    return writer.system, writer.system_role, writer.out
+
+
+class _Writer:
+    """One request being formatted (module docstring)."""
+
+    __slots__ = (
+        "answered",
+        "calls",
+        "extra",
+        "last",
+        "losses",
+        "merge",
+        "messages",
+        "nresp",
+        "out",
+        "parts",
+        "pending",
+        "role",
+        "settle",
+        "signed",
+        "system",
+        "system_role",
+        "tag",
+        "turn",
+        "unsent",
+    )
+
+    def __init__(self, messages: Sequence[Message], tag: str, losses: Losses) -> None:
+        self.messages = messages
+        self.tag = tag
+        self.losses = losses
+        self.system: list[Any] = []
+        self.system_role: Any = None
+        self.out: list[dict[str, Any]] = []
+        self.role = ""  # the role of the open content ("" before the first)
+        self.parts: list[Any] = []  # its parts (out[-1]["parts"]): function responses first
+        self.nresp = 0  # ... how many (a user content)
+        self.last = -1  # ... the call position of the last one
+        self.unsent: dict[int, int] = {}  # id(response part) -> call position, when no id
+        self.settle = False  # ... whether it needs settling when it closes
+        self.extra: _Extra | None = None  # ... its kept parts
+        self.merge = False  # the last content was removed: the next of its role merges back
+        self.calls: dict[str, _Call] = {}
+        self.answered: set[str] = set()
+        self.pending = 0
+        self.turn = 0  # where the current turn starts in ``out`` (after the last user text)
+        # whether the first call part of a message gets the dummy signature
+        self.signed: dict[int, bool] = {}
+
+    # -- one method per message kind ----------------------------------------------------------
+
+    def system_message(self, m: SystemMessage | DeveloperMessage, i: int) -> None:
+        """Add a system or developer message to the system parts."""
+        own = (
+            _message_state(m, i, self.tag, self.losses) if m.name is not None or m.extras else EMPTY
+        )
+        if m.cache is not None:
+            hint_loss(self.losses, i, CACHE_RULE)
+        if self.role:
+            self.losses.add(
+                f"messages[{i}]",
+                f"{m.role.value} message after the first turn",
+                "moved to systemInstruction",
+            )
+        text = m.content
+        kept = own.get("system")
+        if kept and joined_text(kept) == text:
+            self.system.extend(thaw(kept))
+            if "system_role" in own:
+                self.system_role = own["system_role"]
+        elif text:
+            self.system.append({"text": text})
+
+    def user(self, m: UserMessage, i: int) -> None:
+        self.enter("user", i, new=bool(m.extras) and _opens_content(m.extras, self.tag))
+        if m.name is not None or m.extras or m.cache is not None:
+            self.take_state(m, i)
+        content = m.content
+        if isinstance(content, str):
+            added = [{"text": content}] if content else []
+        else:
+            added = request_parts(content, USER_PARTS, i, self.losses, self.tag)
+        if added:
+            self.parts.extend(added)
+            self.turn = len(self.out)
+        else:
+            self.settle = True  # nothing added: the content may be left empty
+
+    def assistant(self, m: AssistantMessage, i: int) -> None:
+        self.enter("model", i)
+        own: Mapping[str, Any] = EMPTY
+        if m.name is not None or m.extras or m.cache is not None:
+            own = self.take_state(m, i)
+        if not self.model_parts(m, own, i):
+            self.settle = True  # nothing added: the content may be left empty
+
+    def tool_calls(self, m: ToolCallMessage, i: int) -> None:
+        self.enter("model", i)
+        own: Mapping[str, Any] | None = None
+        if m.name is not None or m.extras or m.cache is not None:
+            own = self.take_state(m, i)
+        self.model_parts(m, own or EMPTY, i)
+        start = len(self.parts)  # where the message's call parts start
+        for k, c in enumerate(m.tool_calls):
+            part, sent = _function_call(c, f"messages[{i}].tool_calls[{k}]", self.losses, self.tag)
+            if k == 0:
+                self.signed[id(part)] = _made_elsewhere(c, self.tag)
+            self.parts.append(part)
+            self.calls[c.id] = _Call(len(self.calls), c.name, i, sent)
+        if m.invalid_tool_calls:
+            self.invalid_calls(m, i)
+        if own is not None or m.invalid_tool_calls:
+            self.calls_state(m, own or EMPTY, start)
+        self.pending = len(self.calls)
+
+    def tool_result(self, m: ToolResultMessage, i: int) -> None:
+        self.enter("user", i)
+        own: Mapping[str, Any] = EMPTY
+        if m.name is not None or m.extras or m.cache is not None:
+            own = self.take_state(m, i)
+        call_id = m.tool_call_id
+        found = self.calls.get(call_id)
+        if found is None or call_id in self.answered:
+            why = "a second result for the call" if found else "no matching functionCall"
+            self.losses.add(
+                f"messages[{i}]",
+                f"tool result with {why}",
+                "dropped: Gemini rejects unpaired responses",
+            )
+            self.settle = True  # nothing added: the content may be left empty
+            return
+        self.answered.add(call_id)
+        self.pending -= 1
+        self.add_response(m, found, own, i)
+        if found.position < self.last:
+            self.settle = True  # out of call order: sorted when the content closes
+        self.last = found.position
+        self.nresp += 1
+
+    # -- the parts of a message ---------------------------------------------------------------
+
+    def take_state(self, m: Message, i: int) -> Mapping[str, Any]:
+        """A message with a name, extras or a cache hint: its Losses, and this provider's
+        state; the parts it kept are noted, to be put back when its content closes."""
+        own = _message_state(m, i, self.tag, self.losses)
+        if m.cache is not None:
+            hint_loss(self.losses, i, CACHE_RULE)
+        if own and ("unknown" in own or "keys" in own):
+            extra = self.kept_parts()
+            extra.unknown.extend(_unknown_items(own))
+            extra.keys.extend(key_items(own))
+            self.settle = True
+        return own
+
+    def kept_parts(self) -> _Extra:
+        if self.extra is None:
+            self.extra = _Extra()
+        return self.extra
+
+    def model_parts(self, m: AssistantMessage, own: Mapping[str, Any], i: int) -> int:
+        """Add a model message's text and reasoning parts, its text signature back on; how many."""
+        content = m.content
+        parts = self.parts
+        start = len(parts)
+        if isinstance(content, str):
+            if content:
+                parts.append({"text": content})
+        elif content is not None:
+            parts.extend(request_parts(content, MODEL_PARTS, i, self.losses, self.tag))
+        sig = own.get("text_signature")
+        if type(sig) is str:
+            attach_text_signature(parts, start, sig)
+        return len(parts) - start
+
+    def invalid_calls(self, m: ToolCallMessage, i: int) -> None:
+        """The invalid calls of a message, after its valid ones (call order)."""
+        for k, bad in enumerate(m.invalid_tool_calls, len(m.tool_calls)):
+            part, name = _invalid_call(bad, f"messages[{i}].tool_calls[{k}]", self.losses, self.tag)
+            self.parts.append(part)
+            self.calls[bad.id] = _Call(len(self.calls), name, i, not _is_derived(bad.id))
+
+    def calls_state(self, m: ToolCallMessage, own: Mapping[str, Any], start: int) -> None:
+        """The kept state of a message's calls (``parts[start:]``): calls imported without
+        ``args``, their wire order, and whether the first needs the dummy signature."""
+        parts = self.parts
+        every: list[ToolCall | InvalidToolCall] = [*m.tool_calls, *m.invalid_tool_calls]
+        if own:
+            _no_args(m, own, parts, start)
+            order = own.get("call_order")
+            if isinstance(order, (list, tuple)) and sorted(order) == sorted(c.id for c in every):
+                # back in the order they came in (an invalid call before a valid one)
+                by_id = {c.id: (c, part) for c, part in zip(every, parts[start:], strict=True)}
+                base = self.calls[every[0].id].position
+                for j, call_id in enumerate(order):
+                    self.calls[call_id] = self.calls[call_id]._replace(position=base + j)
+                every = [by_id[call_id][0] for call_id in order]
+                parts[start:] = [by_id[call_id][1] for call_id in order]
+        unsigned = own.get("calls_unsigned") is True
+        self.signed[id(parts[start])] = _made_elsewhere(every[0], self.tag) and not unsigned
+
+    def add_response(
+        self, m: ToolResultMessage, found: _Call, own: Mapping[str, Any], i: int
+    ) -> None:
+        """A result's ``functionResponse``, at ``nresp``; its media after the responses (a Loss)."""
+        content = m.content
+        text = content if isinstance(content, str) else m.text
+        fr: dict[str, Any] = {"id": m.tool_call_id} if found.sent else {}
+        fr["name"] = found.name
+        if own:
+            fr["response"] = _response_object(m, text, own)
+            _kept_response(fr, own)
+        else:
+            fr["response"] = {"error": text} if m.is_error else {"output": text}
+        part = {"functionResponse": fr}
+        if not found.sent:
+            self.unsent[id(part)] = found.position
+        self.parts.insert(self.nresp, part)
+        if not isinstance(content, str):
+            extra = self.kept_parts()
+            at = self.nresp + 1 + extra.moved
+            extra.moved += _move_media(content, i, self.parts, at, self.losses, self.tag)
+            self.settle = True
+            if extra.moved:
+                self.turn = len(self.out)
+
+    # -- contents -----------------------------------------------------------------------------
+
+    def enter(self, role: str, i: int, new: bool = False) -> None:
+        """Message ``i`` goes in a content of ``role``: the open one, else a new one (or
+        the one before, when the one between was removed); ``new``: a user message
+        imported from a content of its own opens one again."""
+        if role == self.role and not new:
+            return
+        if self.settle or (self.pending and role == "model"):  # the open content needs it
+            self.close(i)
+        if role == self.role:  # that user message: a user content again
+            self.start(role)
+            self.nresp = 0  # the responses of the content closed stay answered
+            self.last = -1
+            self.merge = False
+        elif self.merge and self.out and self.out[-1]["role"] == role:
+            self.parts = self.out[-1]["parts"]  # the content before was removed: merge back
+            self.merge = False
+        else:
+            self.start(role)
+            if role == "model":  # a user content after it starts with no responses
+                self.calls = {}
+                self.answered.clear()
+                self.nresp = 0
+                self.last = -1
+        self.role = role
+
+    def start(self, role: str) -> None:
+        self.parts = []
+        self.out.append({"role": role, "parts": self.parts})
+
+    def close(self, end: int) -> None:
+        """Settle the open content (its messages end before ``end``) when it needs more
+        than appending."""
+        done = self.settled(end)
+        if done == _TURN_ENDS:
+            self.turn = len(self.out)
+        self.merge = done == _REMOVED
+        self.settle = False
+        self.extra = None
+        self.pending = 0
+
+    def settled(self, end: int) -> int:
+        """Answer the calls left without a result, put the responses in call order and
+        kept parts back, or take the content out when it is empty. _TURN_ENDS when it is
+        a user content with more than function responses, _REMOVED when taken out."""
+        role = self.role
+        parts = self.parts
+        nresp = self.nresp if role == "user" else 0
+        if role == "user" and len(self.answered) < len(self.calls):
+            nresp = self.answer_the_rest(nresp)
+        if nresp > 1:  # the responses in call order (the sort is stable)
+            responses = parts[:nresp]
+            positions = [self.position(part) for part in responses]
+            order = sorted(range(nresp), key=positions.__getitem__)
+            parts[:nresp] = [responses[j] for j in order]
+        if self.extra is not None:
+            for index, part in sorted(self.extra.unknown, key=_first):
+                parts.insert(min(index, len(parts)), part)
+            for index, keys in self.extra.keys:
+                if index < len(parts):
+                    parts[index] = {**parts[index], **keys}
+        if parts:
+            return _TURN_ENDS if role == "user" and nresp < len(parts) else _KEPT
+        return self.empty(end)
+
+    def empty(self, end: int) -> int:
+        """An empty content: a user one with a user message keeps one empty text part
+        (the API takes it; a content without parts it rejects); any other is removed."""
+        first, users = self.span(end)
+        if self.role == "model":
+            self.losses.add(
+                f"messages[{first}]",
+                "empty model content",
+                "omitted: Gemini rejects a content without parts",
+            )
+        elif users:
+            self.parts.append({"text": ""})
+            return _TURN_ENDS
+        self.out.pop()  # a model content with nothing, or a user one of dropped results only
+        return _REMOVED
+
+    def span(self, end: int) -> tuple[int, bool]:
+        """The index of the first message of the (empty) content whose messages end before
+        ``end``, and whether one of them is a user message (the rest: dropped results)."""
+        first, users = end, False
+        for j in range(end - 1, -1, -1):
+            kind = kind_of(self.messages[j], f"messages[{j}]")
+            if kind in (SYSTEM, DEVELOPER):
+                continue
+            if _ROLES[kind] != self.role:
+                break
+            first, users = j, users or kind == USER
+        return first, users
+
+    def position(self, part: dict[str, Any]) -> int:
+        """The position of the call a response answers (its id, or as noted when it has none)."""
+        call_id = part["functionResponse"].get("id")
+        return self.calls[call_id].position if call_id is not None else self.unsent[id(part)]
+
+    def answer_the_rest(self, nresp: int) -> int:
+        """Answer each call of the model content before this user content that has no
+        result (Gemini rejects a turn with fewer responses than calls); the new count of
+        responses at the front of the parts."""
+        from ..._repair import UNANSWERED_TEXT  # rare: not loaded by every convert
+
+        counts: dict[int, int] = {}  # calls seen per message: ``calls`` is in call order
+        for call_id, call in self.calls.items():
+            k = counts.get(call.message, 0)
+            counts[call.message] = k + 1
+            if call_id in self.answered:
+                continue
+            self.answered.add(call_id)
+            fr: dict[str, Any] = {"id": call_id} if call.sent else {}
+            fr["name"] = call.name
+            fr["response"] = {"error": UNANSWERED_TEXT}
+            part = {"functionResponse": fr}
+            if not call.sent:
+                self.unsent[id(part)] = call.position
+            self.parts.insert(nresp, part)
+            nresp += 1
+            self.losses.add(
+                f"messages[{call.message}].tool_calls[{k}]",
+                "unanswered tool call",
+                "answered with an error result: Gemini requires a response for every call",
+            )
+        return nresp
+
+    def finish(self) -> None:
+        """Settle the last content; the dummy signatures of the current turn."""
+        if self.settle or (self.pending and self.role == "user"):
+            self.close(len(self.messages))
+        _sign_current_turn(self.out, self.turn, self.signed)
+
+
+_WRITE: dict[int, Callable[[_Writer, Any, int], None]] = {
+    SYSTEM: _Writer.system_message,
+    DEVELOPER: _Writer.system_message,
+    USER: _Writer.user,
+    ASSISTANT: _Writer.assistant,
+    TOOL_CALL: _Writer.tool_calls,
+    TOOL_RESULT: _Writer.tool_result,
 }
 
 
-def _kind_of(m: Message, i: int) -> tuple[str, str]:
-    for base in type(m).__mro__:
-        kind = _BASE_KINDS.get(base)
-        if kind is not None:
-            if kind is not _SYSTEM:
-                _KINDS[type(m)] = (kind, _ROLES[kind])
-            return kind, _ROLES[kind]
-    raise ValidationError(f"cannot format a message of type {type(m).__name__}", f"messages[{i}]")
+def _first(item: tuple[int, Any]) -> int:
+    return item[0]
 
 
 def _is_derived(call_id: str) -> bool:
     return len(call_id) == DERIVED_LEN and call_id.startswith(DERIVED_ID_PREFIX)
-
-
-# -- content parts ------------------------------------------------------------------------
-
-
-def _guess_media_type(url: str, default: str) -> str:
-    guessed, _ = mimetypes.guess_type(url.split("?", 1)[0], strict=False)
-    return guessed or default
-
-
-def _text_part(p: TextPart, path: str, losses: Losses, tag: str) -> Any:
-    return {"text": p.text} if p.text else None
-
-
-def _image_part(p: ImagePart, path: str, losses: Losses, tag: str) -> Any:
-    if p.detail is not None:
-        losses.add(f"{path}.detail", "image detail", "dropped: Gemini parts have no detail")
-    if p.data is not None:
-        return {"inlineData": {"mimeType": p.media_type, "data": p.data}}
-    url = p.url or ""
-    if url.startswith("data:"):
-        try:
-            media_type, data = parse_data_url(url, path)
-            return {"inlineData": {"mimeType": media_type, "data": data}}
-        except ValidationError:
-            pass  # not a base64 data: URL: send it as a URI and let the API judge
-    media_type = p.media_type or _guess_media_type(url, "image/jpeg")
-    return {"fileData": {"mimeType": media_type, "fileUri": url}}
-
-
-def _audio_part(p: AudioPart, path: str, losses: Losses, tag: str) -> Any:
-    return {"inlineData": {"mimeType": f"audio/{p.format}", "data": p.data}}
-
-
-#: A file reference Gemini can fetch is a URI: Files API (``https://generativelanguage
-#: .googleapis.com/...``), Cloud Storage (``gs://``), a public or signed ``https://`` URL.
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-def _file_part(p: FilePart, path: str, losses: Losses, tag: str) -> Any:
-    if p.file_id:
-        if _URI.match(p.file_id) is None:
-            # another provider's file id (Anthropic's "file_...", OpenAI's "file-..."):
-            # Gemini would take it for a URI and reject the request
-            if not p.data:
-                losses.add(
-                    path,
-                    "file id of another provider",
-                    "dropped: Gemini fileData takes a URI (Files API, gs:// or https://)",
-                )
-                return None
-            losses.add(
-                f"{path}.file_id",
-                "file id of another provider",
-                "dropped: Gemini fileData takes a URI; the inline data is sent",
-            )
-        else:
-            if p.filename:
-                losses.add(
-                    f"{path}.filename", "file name", "dropped: Gemini parts have no file name"
-                )
-            media_type = p.media_type or _guess_media_type(p.file_id, "application/pdf")
-            return {"fileData": {"mimeType": media_type, "fileUri": p.file_id}}
-    if p.filename:
-        losses.add(f"{path}.filename", "file name", "dropped: Gemini parts have no file name")
-    return {"inlineData": {"mimeType": p.media_type or "application/pdf", "data": p.data or ""}}
-
-
-def _reasoning_part(p: ReasoningPart, path: str, losses: Losses, tag: str) -> Any:
-    if p.provider == tag and not p.redacted:
-        part: dict[str, Any] = {"text": p.text, "thought": True}
-        if p.signature is not None:
-            part["thoughtSignature"] = p.signature
-        return part
-    who = p.provider or "an unnamed provider"
-    losses.add(path, f"reasoning from {who}", DROP_OTHER_REASONING)
-    return None
-
-
-def _reasoning_elsewhere(p: ReasoningPart, path: str, losses: Losses, tag: str) -> Any:
-    losses.add(path, "reasoning part in a non-assistant message", "dropped")
-    return None
-
-
-_PartFn = Callable[[Any, str, Losses, str], Any]
-
-_USER_PARTS: dict[type, _PartFn] = {
-    TextPart: _text_part,
-    ImagePart: _image_part,
-    AudioPart: _audio_part,
-    FilePart: _file_part,
-    ReasoningPart: _reasoning_elsewhere,
-}
-_MODEL_PARTS: dict[type, _PartFn] = {**_USER_PARTS, ReasoningPart: _reasoning_part}
-
-
-def _part_fn(table: dict[type, _PartFn], p: object, path: str) -> _PartFn:
-    for base in type(p).__mro__:
-        fn = table.get(base)
-        if fn is not None:
-            table[type(p)] = fn
-            return fn
-    raise ValidationError(f"cannot format a part of type {type(p).__name__}", path)
-
-
-def _parts(
-    content: Sequence[Any], table: dict[type, _PartFn], i: int, losses: Losses, tag: str
-) -> list[Any]:
-    out: list[Any] = []
-    for j, p in enumerate(content):
-        path = f"messages[{i}].content[{j}]"
-        fn = table.get(type(p)) or _part_fn(table, p, path)
-        part = fn(p, path, losses, tag)
-        if part is not None:
-            out.append(part)
-    return out
-
-
-def _attach_text_signature(parts: list[Any], start: int, sig: str) -> None:
-    """Put a message's text signature back on its last answer text part."""
-    for part in reversed(parts[start:]):
-        if "text" in part and not part.get("thought"):
-            part["thoughtSignature"] = sig
-            return
-    parts.append({"text": "", "thoughtSignature": sig})
 
 
 # -- kept state -----------------------------------------------------------------------------
@@ -236,16 +513,15 @@ def _call_state(
     extras: Mapping[str, Any], part: dict[str, Any], path: str, losses: Losses, tag: str
 ) -> None:
     """Put this provider's signature of a call on its part; another's state is a Loss."""
+    for key in extras:
+        if key != tag and is_provider_key(key):
+            losses.add(
+                f"{path}.extras.{key}",
+                f"{key} state of the tool call",
+                f"dropped: only re-sent to {key}",
+            )
     own = extras.get(tag)
-    if own is None or len(extras) > 1:  # hot path: a call with only our state skips this
-        for key in extras:
-            if key != tag and is_provider_key(key):
-                losses.add(
-                    f"{path}.extras.{key}",
-                    f"{key} state of the tool call",
-                    f"dropped: only re-sent to {key}",
-                )
-    if isinstance(own, Mapping):
+    if isinstance(own, (dict, Mapping)):
         sig = own.get("thought_signature")
         if type(sig) is str:
             part["thoughtSignature"] = sig
@@ -264,10 +540,8 @@ def _made_elsewhere(c: ToolCall | InvalidToolCall, tag: str) -> bool:
     return not _is_derived(c.id)
 
 
-def _function_call(
-    c: ToolCall, m: ToolCallMessage, i: int, losses: Losses, tag: str
-) -> tuple[dict[str, Any], bool]:
-    """A call with state or a derived id (the plain one is written inline); whether its id is sent."""
+def _function_call(c: ToolCall, path: str, losses: Losses, tag: str) -> tuple[dict[str, Any], bool]:
+    """The part of a call at ``path``, and whether its id is sent (a derived one is not)."""
     fc: dict[str, Any] = {}
     sent = not _is_derived(c.id)
     if sent:
@@ -275,18 +549,8 @@ def _function_call(
     fc["name"] = c.name
     fc["args"] = plain_arguments(c.arguments)
     part: dict[str, Any] = {"functionCall": fc}
-    extras = c.extras
-    if extras:
-        own = extras.get(tag)
-        if len(extras) == 1 and isinstance(own, Mapping):
-            # hot path: a call Gemini signed (the first of each of its responses) has
-            # only its own state: no path to make, nothing to report
-            sig = own.get("thought_signature")
-            if type(sig) is str:
-                part["thoughtSignature"] = sig
-        else:
-            k = next(k for k, x in enumerate(m.tool_calls) if x is c)
-            _call_state(extras, part, f"messages[{i}].tool_calls[{k}]", losses, tag)
+    if c.extras:
+        _call_state(c.extras, part, path, losses, tag)
     return part, sent
 
 
@@ -354,493 +618,6 @@ def _response_object(m: ToolResultMessage, text: str, own: Mapping[str, Any]) ->
     return {"output": text}
 
 
-# -- contents ---------------------------------------------------------------------------------
-
-
-class _Extra:
-    """What an open content needs done when it closes (rare): kept parts to put back."""
-
-    __slots__ = ("keys", "moved", "unknown")
-
-    def __init__(self) -> None:
-        self.unknown: list[tuple[int, Any]] = []
-        self.keys: list[tuple[int, Any]] = []
-        self.moved = 0  # media moved out of tool results, right after the responses
-
-
-_KEPT, _TURN_ENDS, _REMOVED = range(3)
-
-
-def _close(
-    out: list[dict[str, Any]],
-    role: str,
-    parts: list[Any],
-    nresp: int,
-    unsent: dict[int, int],
-    extra: _Extra | None,
-    messages: Sequence[Message],
-    end: int,
-    calls: dict[str, tuple[int, str, int, bool]],
-    answered: set[str],
-    losses: Losses,
-) -> int:
-    """Settle the content just closed (``out[-1]``) when it needs more than appending:
-    answer the calls left without a result, put the responses in call order and kept
-    parts back, or take it out when it is empty. Returns _TURN_ENDS when it is a user
-    content with more than function responses, _REMOVED when it was taken out."""
-    if role == "user" and len(answered) < len(calls):
-        nresp = _answer_the_rest(calls, answered, parts, nresp, unsent, losses)
-    if nresp > 1:  # the responses in call order (the sort is stable)
-        responses = parts[:nresp]
-        positions = [_position(part, calls, unsent) for part in responses]
-        order = sorted(range(nresp), key=positions.__getitem__)
-        parts[:nresp] = [responses[j] for j in order]
-    if extra is not None:
-        for index, part in sorted(extra.unknown, key=_first):
-            parts.insert(min(index, len(parts)), part)
-        for index, keys in extra.keys:
-            if index < len(parts):
-                parts[index] = {**parts[index], **keys}
-    if parts:
-        return _TURN_ENDS if role == "user" and nresp < len(parts) else _KEPT
-    first, users = _span(messages, end, role)
-    if role == "model":
-        losses.add(
-            f"messages[{first}]",
-            "empty model content",
-            "omitted: Gemini rejects a content without parts",
-        )
-    elif users:
-        # a user turn with nothing Gemini can carry is kept as one empty text part
-        # (the API takes it; a content without parts it rejects)
-        parts.append({"text": ""})
-        return _TURN_ENDS
-    out.pop()  # a model content with nothing, or a user one of dropped results only
-    return _REMOVED
-
-
-def _span(messages: Sequence[Message], end: int, role: str) -> tuple[int, bool]:
-    """The index of the first message of the (empty) content whose messages end before
-    ``end``, and whether one of them is a user message (the rest: dropped results)."""
-    first, users = end, False
-    for j in range(end - 1, -1, -1):
-        m = messages[j]
-        known = _KINDS.get(m.__class__)
-        kind = known[0] if known is not None else _kind_of(m, j)[0]
-        if kind is _SYSTEM:
-            continue
-        if _ROLES[kind] != role:
-            break
-        first, users = j, users or kind is _USER
-    return first, users
-
-
-def _position(
-    part: dict[str, Any], calls: dict[str, tuple[int, str, int, bool]], unsent: dict[int, int]
-) -> int:
-    """The position of the call a response answers (its id, or as noted when it has none)."""
-    call_id = part["functionResponse"].get("id")
-    return calls[call_id][0] if call_id is not None else unsent[id(part)]
-
-
-def _answer_the_rest(
-    calls: dict[str, tuple[int, str, int, bool]],
-    answered: set[str],
-    parts: list[Any],
-    nresp: int,
-    unsent: dict[int, int],
-    losses: Losses,
-) -> int:
-    """Answer each call of the model content before this user content that has no
-    result (Gemini rejects a turn with fewer responses than calls); the new count of
-    responses at the front of ``parts``."""
-    from ..._repair import UNANSWERED_TEXT  # rare: not loaded by every convert
-
-    counts: dict[int, int] = {}  # calls seen per message: ``calls`` is in call order
-    for call_id, (position, name, i, send_id) in calls.items():
-        k = counts.get(i, 0)
-        counts[i] = k + 1
-        if call_id in answered:
-            continue
-        answered.add(call_id)
-        fr: dict[str, Any] = {"id": call_id} if send_id else {}
-        fr["name"] = name
-        fr["response"] = {"error": UNANSWERED_TEXT}
-        part = {"functionResponse": fr}
-        if not send_id:
-            unsent[id(part)] = position
-        parts.insert(nresp, part)
-        nresp += 1
-        losses.add(
-            f"messages[{i}].tool_calls[{k}]",
-            "unanswered tool call",
-            "answered with an error result: Gemini requires a response for every call",
-        )
-    return nresp
-
-
-def _first(item: tuple[int, Any]) -> int:
-    return item[0]
-
-
-def contents(
-    messages: Sequence[Message], tag: str, losses: Losses
-) -> tuple[list[Any], Any, list[dict[str, Any]]]:
-    """The system parts, the role a parsed ``systemInstruction`` spelled out, and ``contents``.
-
-    Hot path: one loop with the open content in locals. A content is appended to
-    ``out`` when it opens; plain messages (text, calls without state, text results)
-    are written inline and anything else goes through a helper. Whatever a content
-    will need when it closes is noted as it happens (``settle``: responses out of
-    call order, kept parts, a message that added nothing; ``pending``: calls not
-    answered yet), so closing the usual content costs one test; ``_close`` does the
-    rest. Every statement counts: on the benchmark conversation this runs ~131
-    bytecodes per message (~8.0k instructions), where the old fast path (plain
-    conversations only) ran ~108 (~7.4k) and the old general path (everything else)
-    ~255. Attribute loads on ``m`` belong in the kind branches (see below).
-    """
-    system: list[Any] = []
-    system_role: Any = None
-    out: list[dict[str, Any]] = []
-    role = ""  # the role of the open content ("" before the first)
-    parts: list[Any] = []  # its parts (out[-1]["parts"]): function responses first
-    nresp = 0  # ... how many (a user content)
-    last = -1  # ... the call position of the last one
-    unsent: dict[int, int] = {}  # id(response part) -> call position, for those without an id
-    settle = False  # ... whether it needs _close
-    extra: _Extra | None = None  # ... its kept parts
-    merge = False  # the last content was removed: the next one of its role merges back
-    # the calls of the latest model content: id -> (position, name sent, message index,
-    # whether the id is sent); how many have no result yet
-    calls: dict[str, tuple[int, str, int, bool]] = {}
-    answered: set[str] = set()
-    pending = 0
-    turn = 0  # where the current turn starts in ``out`` (after the last user text)
-    # whether the first call part of a message gets the dummy signature, for messages
-    # with more than plain calls (a plain call is another provider's: it does)
-    signed: dict[int, bool] = {}
-    for i, m in enumerate(messages):
-        try:
-            kind, r = _KINDS[type(m)]
-        except KeyError:
-            kind, r = _kind_of(m, i)
-            if kind is _SYSTEM:
-                system_role = _system(m, i, role, system, system_role, tag, losses)
-                continue
-        # hot path: roles are the strings of _ROLES, compared by identity (~34 instructions
-        # less than !=). A user message imported from a content of its own (it came right
-        # after another user content) opens one again: looked at only for a user message
-        # that continues a user content (reading every message's extras here, results
-        # included, cost ~23k of ~805k instructions a request)
-        if r is not role or (kind is _USER and m.extras and _opens_content(m.extras, tag)):
-            if settle or (pending and r == "model"):  # the open content needs settling
-                done = _close(
-                    out,
-                    role,
-                    parts,
-                    nresp if role == "user" else 0,
-                    unsent,
-                    extra,
-                    messages,
-                    i,
-                    calls,
-                    answered,
-                    losses,
-                )
-                if done == _TURN_ENDS:
-                    turn = len(out)
-                merge = done == _REMOVED
-                settle = False
-                extra = None
-                pending = 0
-            if r is role:  # that user message: a user content again
-                out.append({"role": r, "parts": (parts := [])})
-                nresp = 0  # the responses of the content closed stay answered
-                last = -1
-                merge = False
-            elif merge and out and out[-1]["role"] == r:
-                parts = out[-1]["parts"]  # the content before was removed: merge back
-                merge = False
-            else:
-                out.append({"role": r, "parts": (parts := [])})
-                if r == "model":  # a user content after it starts with no responses
-                    calls = {}  # (a new dict: the last content's may be merged back into)
-                    answered.clear()  # hot path: ~60 ns less than a new set
-                    nresp = 0
-                    last = -1
-            role = r  # the open content's role
-        # hot path: a message's name, extras and cache hint are read in its kind's branch,
-        # where the attribute loads see one class and specialize: read here, for four
-        # classes, they cost ~440 instructions per message (~44k of ~896k per call). A
-        # message without them is written inline; one with them has its state (``own``)
-        # read first, by _state, and goes through the helpers (a state noted for every
-        # message, and tested, cost ~5k instructions more per call)
-        if kind is _RESULT:
-            call_id: str = m.tool_call_id  # type: ignore[attr-defined]
-            try:  # hot path: a subscript is no call (a result without its call is rare)
-                found = calls[call_id]
-            except KeyError:
-                found = None
-            if found is None or call_id in answered:
-                if m.name is not None or m.extras or m.cache is not None:
-                    _, extra, settle = _state(m, i, extra, settle, tag, losses)
-                why = "a second result for the call" if found else "no matching functionCall"
-                losses.add(
-                    f"messages[{i}]",
-                    f"tool result with {why}",
-                    "dropped: Gemini rejects unpaired responses",
-                )
-                settle = True  # nothing added: the content may be left empty
-                continue
-            answered.add(call_id)
-            pending -= 1
-            position, name, _, sent = found  # hot path: one unpack, then locals
-            content = m.content  # type: ignore[attr-defined]
-            if (
-                type(content) is str
-                and sent
-                and m.name is None
-                and m.cache is None
-                and not m.extras
-            ):
-                # hot path: the usual response written inline; inserted even when it
-                # goes last (testing for an append costs ~115 instructions more)
-                parts.insert(
-                    nresp,
-                    {
-                        "functionResponse": {
-                            "id": call_id,
-                            "name": name,
-                            "response": {"error": content} if m.is_error else {"output": content},  # type: ignore[attr-defined]
-                        }
-                    },
-                )
-            else:
-                own: Mapping[str, Any] = EMPTY
-                if m.name is not None or m.extras or m.cache is not None:
-                    own, extra, settle = _state(m, i, extra, settle, tag, losses)
-                extra = _result(m, found, own, parts, nresp, extra, unsent, i, losses, tag)  # type: ignore[arg-type]
-                if extra is not None:
-                    settle = True
-                    if extra.moved:
-                        turn = len(out)
-            if position < last:
-                settle = True  # out of call order: sorted when the content closes
-            last = position
-            nresp += 1
-        elif kind is _CALLS:
-            kept: Mapping[str, Any] | None = None  # hot path: tested with is, not a truth value
-            if m.name is not None or m.extras or m.cache is not None:
-                kept, extra, settle = _state(m, i, extra, settle, tag, losses)
-                _model_parts(m, kept, parts, i, losses, tag)
-            elif m.content is not None:  # type: ignore[attr-defined]
-                _model_parts(m, EMPTY, parts, i, losses, tag)
-            # hot path: where the calls start is worked out when needed (rare), not
-            # noted for every message with calls (~160 instructions each)
-            for c in m.tool_calls:
-                cid = c.id
-                # hot path: the length first (str.startswith parses its arguments as a
-                # tuple, ~500 instructions; format_request 796k -> 774k)
-                if c.extras or (len(cid) == DERIVED_LEN and cid.startswith(DERIVED_ID_PREFIX)):
-                    part, sent = _function_call(c, m, i, losses, tag)  # type: ignore[arg-type]
-                    if c is m.tool_calls[0]:
-                        signed[id(part)] = _made_elsewhere(c, tag)
-                    parts.append(part)
-                    calls[cid] = (len(calls), c.name, i, sent)
-                else:  # hot path: a plain call written inline
-                    # plain_arguments written out (no frame: ~500 instructions a call)
-                    args: Any = c.arguments
-                    for v in args.values():
-                        if v.__class__ not in FLAT_VALUES:
-                            args = thaw(args)
-                            break
-                    else:
-                        args = dict.copy(args)
-                    name = c.name
-                    parts.append({"functionCall": {"id": cid, "name": name, "args": args}})
-                    calls[cid] = (len(calls), name, i, True)
-            pending = len(calls)
-            if kept is not None or m.invalid_tool_calls:
-                start = len(parts) - len(m.tool_calls)  # one part per valid call
-                pending = _calls_rest(m, kept or EMPTY, i, parts, start, calls, signed, losses, tag)  # type: ignore[arg-type]
-        elif kind is _USER:
-            if m.name is not None or m.extras or m.cache is not None:
-                _, extra, settle = _state(m, i, extra, settle, tag, losses)
-            content = m.content  # type: ignore[attr-defined]
-            if type(content) is str and content:
-                parts.append({"text": content})
-                turn = len(out)
-            elif content.__class__ is str or not _user_parts(content, parts, i, losses, tag):
-                settle = True  # nothing added: the content may be left empty
-            else:
-                turn = len(out)
-        else:
-            content = m.content  # type: ignore[attr-defined]
-            if (
-                type(content) is str
-                and content
-                and m.name is None
-                and m.cache is None
-                and not m.extras
-            ):
-                parts.append({"text": content})
-            else:
-                own = EMPTY
-                if m.name is not None or m.extras or m.cache is not None:
-                    own, extra, settle = _state(m, i, extra, settle, tag, losses)
-                if not _model_parts(m, own, parts, i, losses, tag):
-                    settle = True  # nothing added: the content may be left empty
-    if settle or (pending and role == "user"):  # the last content needs settling
-        # hot path: as between contents, the usual last content is left as it is
-        # (closing it anyway, sorting its two responses, cost ~15k instructions per call)
-        done = _close(
-            out,
-            role,
-            parts,
-            nresp if role == "user" else 0,
-            unsent,
-            extra,
-            messages,
-            len(messages),
-            calls,
-            answered,
-            losses,
-        )
-        if done == _TURN_ENDS:
-            turn = len(out)
-    _sign_current_turn(out, turn, signed)
-    return system, system_role, out
-
-
-def _calls_rest(
-    m: ToolCallMessage,
-    own: Mapping[str, Any],
-    i: int,
-    parts: list[Any],
-    start: int,
-    calls: dict[str, tuple[int, str, int, bool]],
-    signed: dict[int, bool],
-    losses: Losses,
-    tag: str,
-) -> int:
-    """After the valid calls of a message: its invalid ones, the kept state of its
-    calls, and whether its first call needs the dummy signature; the calls pending."""
-    if m.invalid_tool_calls:
-        _invalid_calls(m, i, parts, calls, losses, tag)
-    all_calls: list[ToolCall | InvalidToolCall] = [*m.tool_calls, *m.invalid_tool_calls]
-    if own:
-        _no_args(m, own, parts, start)
-        order = own.get("call_order")
-        if isinstance(order, (list, tuple)) and sorted(order) == sorted(c.id for c in all_calls):
-            # back in the order they came in (an invalid call before a valid one)
-            by_id = {c.id: (c, part) for c, part in zip(all_calls, parts[start:], strict=True)}
-            base = calls[all_calls[0].id][0]
-            for j, call_id in enumerate(order):
-                calls[call_id] = (base + j, *calls[call_id][1:])
-            all_calls = [by_id[call_id][0] for call_id in order]
-            parts[start:] = [by_id[call_id][1] for call_id in order]
-    c0 = all_calls[0]
-    signed[id(parts[start])] = _made_elsewhere(c0, tag) and own.get("calls_unsigned") is not True
-    return len(calls)
-
-
-def _result(
-    m: ToolResultMessage,
-    found: tuple[int, str, int, bool],
-    own: Mapping[str, Any],
-    parts: list[Any],
-    nresp: int,
-    extra: _Extra | None,
-    unsent: dict[int, int],
-    i: int,
-    losses: Losses,
-    tag: str,
-) -> _Extra | None:
-    """A result with kept state, a derived call id or parts: its response goes in at
-    ``nresp``, its media after the responses (a Loss); the content's ``_Extra`` when it
-    has one (``moved`` says how many parts came out of tool results)."""
-    content = m.content
-    text = content if content.__class__ is str else m.text
-    fr: dict[str, Any] = {"id": m.tool_call_id} if found[3] else {}
-    fr["name"] = found[1]
-    if own:
-        fr["response"] = _response_object(m, text, own)
-        _kept_response(fr, own)
-    else:
-        fr["response"] = {"error": text} if m.is_error else {"output": text}
-    part = {"functionResponse": fr}
-    if not found[3]:
-        unsent[id(part)] = found[0]
-    parts.insert(nresp, part)
-    if content.__class__ is not str:
-        if extra is None:
-            extra = _Extra()
-        extra.moved += _move_media(content, i, parts, nresp + 1 + extra.moved, losses, tag)
-    return extra
-
-
-def _kept_parts(own: Mapping[str, Any], extra: _Extra | None) -> _Extra:
-    """The unknown parts and part fields a message kept, to be put back when its content closes."""
-    if extra is None:
-        extra = _Extra()
-    extra.unknown.extend(_unknown_items(own))
-    extra.keys.extend(key_items(own))
-    return extra
-
-
-def _user_parts(content: Any, parts: list[Any], i: int, losses: Losses, tag: str) -> int:
-    """Add a user message's parts; how many."""
-    added = _parts(content, _USER_PARTS, i, losses, tag)
-    parts.extend(added)
-    return len(added)
-
-
-def _model_parts(
-    m: Message, own: Mapping[str, Any], parts: list[Any], i: int, losses: Losses, tag: str
-) -> int:
-    """Add a model message's text and reasoning parts, its text signature back on; how many."""
-    content = m.content  # type: ignore[attr-defined]
-    start = len(parts)
-    if content.__class__ is str:
-        if content:
-            parts.append({"text": content})
-    elif content is not None:
-        parts.extend(_parts(content, _MODEL_PARTS, i, losses, tag))
-    if own:
-        sig = own.get("text_signature")
-        if type(sig) is str:
-            _attach_text_signature(parts, start, sig)
-    return len(parts) - start
-
-
-def _invalid_calls(
-    m: ToolCallMessage,
-    i: int,
-    parts: list[Any],
-    calls: dict[str, tuple[int, str, int, bool]],
-    losses: Losses,
-    tag: str,
-) -> None:
-    """The invalid calls of a message, after its valid ones (call order)."""
-    for k, bad in enumerate(m.invalid_tool_calls, len(m.tool_calls)):
-        part, name = _invalid_call(bad, f"messages[{i}].tool_calls[{k}]", losses, tag)
-        parts.append(part)
-        calls[bad.id] = (len(calls), name, i, not _is_derived(bad.id))
-
-
-def _state(
-    m: Message, i: int, extra: _Extra | None, settle: bool, tag: str, losses: Losses
-) -> tuple[Mapping[str, Any], _Extra | None, bool]:
-    """A message with a name, extras or a cache hint: its Losses, this provider's state,
-    and the open content's ``extra`` and ``settle`` with the parts it kept noted."""
-    own = _message_state(m, i, tag, losses)
-    if m.cache is not None:
-        hint_loss(losses, i, CACHE_RULE)
-    if own and ("unknown" in own or "keys" in own):
-        return own, _kept_parts(own, extra), True
-    return own, extra, settle
-
-
 def _opens_content(extras: Mapping[str, Any], tag: str) -> bool:
     """Whether a message's state says it opens a content of its own (``new_content``:
     imported from a user content right after another one)."""
@@ -853,36 +630,6 @@ def _message_state(m: Message, i: int, tag: str, losses: Losses) -> Mapping[str,
     if m.name is not None:
         losses.add(f"messages[{i}].name", "message name", "dropped: Gemini contents have no name")
     return _own_state(m.extras, tag, i, losses) if m.extras else EMPTY
-
-
-def _system(
-    m: Message,
-    i: int,
-    role: str,
-    system: list[Any],
-    system_role: Any,
-    tag: str,
-    losses: Losses,
-) -> Any:
-    """Add a system or developer message to the system parts; the role to spell out."""
-    own = _message_state(m, i, tag, losses) if m.name is not None or m.extras else EMPTY
-    if m.cache is not None:
-        hint_loss(losses, i, CACHE_RULE)
-    if role:
-        losses.add(
-            f"messages[{i}]",
-            f"{m.role.value} message after the first turn",
-            "moved to systemInstruction",
-        )
-    text: str = m.content  # type: ignore[attr-defined]
-    kept = own.get("system")
-    if kept and joined_text(kept) == text:
-        system.extend(thaw(kept))
-        if "system_role" in own:
-            return own["system_role"]
-    elif text:
-        system.append({"text": text})
-    return system_role
 
 
 def _kept_response(fr: dict[str, Any], own: Mapping[str, Any]) -> None:
@@ -899,13 +646,12 @@ def _move_media(
 ) -> int:
     """Images, audio and files of a tool result go after the function responses (a Loss),
     inserted at ``at``; how many."""
-    path = f"messages[{i}]"
     moved = 0
     for j, p in enumerate(content):
         if type(p) is TextPart:
             continue
-        where = f"{path}.content[{j}]"
-        part = (_USER_PARTS.get(type(p)) or _part_fn(_USER_PARTS, p, where))(p, where, losses, tag)
+        where = f"messages[{i}].content[{j}]"
+        part = format_part(USER_PARTS, p, where, losses, tag)
         if part is not None:
             losses.add(
                 where,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..._build import message, tool_call_message, tool_result_message
-from ..._frozen import EMPTY, FrozenDict
+from ..._frozen import EMPTY, MAX_DEPTH, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import dumps_compact, json_type
 from ..._message import (
@@ -20,9 +20,9 @@ from ..._message import (
 from ..._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from ...errors import DecodeError, ValidationError, ident
 from .._base import (
+    as_list,
+    as_mapping,
     decode_error,
-    fast_list,
-    fast_mapping,
     freeze_decoded,
     opt_str,
     with_state,
@@ -38,6 +38,7 @@ from ._wire import (
     keys_item,
     own_state,
     spelled,
+    too_deep,
     unknown_item,
 )
 
@@ -47,7 +48,7 @@ def parse_messages(body_or_list: Any, tag: str) -> list[Message]:
     out: list[Message] = []
     if isinstance(body_or_list, Mapping):
         prefix = "contents"
-        raw = fast_list(body_or_list.get("contents"), "contents")
+        raw = as_list(body_or_list.get("contents"), "contents")
         system = field(body_or_list, "systemInstruction")
         if system is not None:
             out.append(_system(system, spelled(body_or_list, "systemInstruction"), tag))
@@ -63,9 +64,9 @@ def parse_messages(body_or_list: Any, tag: str) -> list[Message]:
     after_user = False  # whether the content before was a user content
     for ci, item in enumerate(raw):
         path = f"{prefix}[{ci}]"
-        content = fast_mapping(item, path)
+        content = as_mapping(item, path)
         role = content.get("role") or "user"  # proto3: an empty role is an unset one
-        parts = fast_list(content.get("parts", ()), f"{path}.parts")
+        parts = as_list(content.get("parts", ()), f"{path}.parts")
         if role == "model":
             after_user = False
             model, calls = _model_content(parts, path, ci, tag)
@@ -92,13 +93,13 @@ def parse_messages(body_or_list: Any, tag: str) -> list[Message]:
 def _system(system: Any, path: str, tag: str) -> SystemMessage:
     if type(system) is str:
         return SystemMessage(system)
-    sysmap = fast_mapping(system, path)
-    parts = fast_list(sysmap.get("parts", ()), f"{path}.parts")
+    sysmap = as_mapping(system, path)
+    parts = as_list(sysmap.get("parts", ()), f"{path}.parts")
     texts = []
     plain = True
     for j, item in enumerate(parts):
         ppath = f"{path}.parts[{j}]"
-        part = fast_mapping(item, ppath)
+        part = as_mapping(item, ppath)
         text = part.get("text")
         if type(text) is not str:
             what = "missing" if text is None else f"expected a string, got {json_type(text)}"
@@ -178,7 +179,7 @@ def _user_content(
     produced = 0
     for pi, item in enumerate(parts):
         ppath = f"{path}.parts[{pi}]"
-        part = fast_mapping(item, ppath)
+        part = as_mapping(item, ppath)
         text = part.get("text")
         if text is not None:
             if type(text) is not str:
@@ -188,7 +189,7 @@ def _user_content(
             continue
         key = _data_key(part)
         if key in ("functionResponse", "function_response"):
-            fr = fast_mapping(part[key], f"{ppath}.{key}")
+            fr = as_mapping(part[key], f"{ppath}.{key}")
             own_keys: list[FrozenDict] = []
             _keep_keys(part, key, pi, ppath, own_keys)
             out.append(_tool_message(fr, f"{ppath}.{key}", ci, pi, pending, own_keys, tag))
@@ -264,7 +265,7 @@ def _media_part(
     part: Mapping[str, Any], key: str, path: str, pi: int, keys: list[FrozenDict]
 ) -> ContentPart:
     bpath = f"{path}.{key}"
-    blob = fast_mapping(part[key], bpath)
+    blob = as_mapping(part[key], bpath)
     media_type = _blob_str(blob, "mimeType", bpath)
     inline = key in ("inlineData", "inline_data")
     try:
@@ -337,7 +338,7 @@ def _tool_message(
         )
         raise DecodeError(what, f"{path}.name")
     wire_id = opt_str(fr.get("id"), f"{path}.id") or None
-    response = fast_mapping(fr.get("response"), f"{path}.response")
+    response = as_mapping(fr.get("response"), f"{path}.response")
     call_id = None
     if wire_id is not None:
         call_id = wire_id
@@ -382,7 +383,10 @@ def _result_text(response: Mapping[str, Any], path: str) -> tuple[str, bool, str
 
 
 def _dump(value: Any, path: str) -> str:
+    deep = too_deep(value)
+    if deep is not None:
+        raise DecodeError(f"nested deeper than {MAX_DEPTH} levels", path + deep)
     try:
         return dumps_compact(value)
-    except (TypeError, ValueError, RecursionError):
+    except (TypeError, ValueError):
         raise DecodeError("not a JSON value", path) from None

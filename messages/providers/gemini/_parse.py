@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..._build import chat_response, message, text_part, tool_call, tool_call_message, trusted
-from ..._fields import _KNOWN_MAX, _NAME_RE, known_tool_name
+from ..._build import message, text_part, tool_call, tool_call_message, trusted
+from ..._fields import tool_name_ok
 from ..._frozen import EMPTY, FrozenDict, freeze_mapping
 from ..._json import json_type
 from ..._message import AssistantMessage, ToolCallMessage
@@ -18,10 +18,9 @@ from .._base import (
     ChatResponse,
     FinishReason,
     Usage,
+    as_list,
     as_mapping,
-    fast_list,
-    fast_mapping,
-    opt_str,
+    make_response,
     raw_json_text,
 )
 from ._wire import (
@@ -47,10 +46,7 @@ from ._wire import (
 class Collector:
     """The parts of one model turn (a response candidate, a stream, or a request content).
 
-    One reader for every part: a plain text part (one key) and a call with a known
-    name and an object of plain values are read inline, with no path string made
-    (paths are built only for an error or a kept part); anything else goes to a
-    small helper that reads it or raises.
+    One reader for every part; paths are built only for an error or a kept part.
     """
 
     __slots__ = (
@@ -63,7 +59,6 @@ class Collector:
         "no_args",
         "ordinal",
         "parts",
-        "sent",
         "tag",
         "text_signature",
         "unknown",
@@ -83,74 +78,41 @@ class Collector:
         self.ordinal = 0
         self.no_args: list[str] = []  # ids of calls written without ``args``
         self.ids: list[str] = []  # the ids of every call, valid or not, in wire order
-        self.sent = False  # ... whether the wire sent one of them (the rest are derived)
         self.candidate: FrozenDict | None = None  # the candidate's other fields
 
     def part(self, part: Any, prefix: str, pi: int) -> None:
         """Read the part ``prefix[pi]``."""
-        if part.__class__ is not dict:
-            part = as_mapping(part, f"{prefix}[{pi}]")
-        # hot path: the fields a model part usually has are read inline and counted
-        # off; a path is made, and the part's other fields looked at, only when some
-        # are left (or for an error). Parsing a response of two calls runs ~1,380
-        # bytecodes (~98k instructions), where the old fast reader beside a general
-        # one ran ~1,250 (~91k).
-        n = len(part)
-        sig = None
-        if n > 1:
-            sig = part.get("thoughtSignature")
-            if sig is None:
-                sig = part.get("thought_signature")
-            if sig is not None:
-                if sig.__class__ is not str:
-                    signature(part, f"{prefix}[{pi}]")  # raises, naming the field
-                n -= 1
-                sig = sig or None
+        if not isinstance(part, (dict, Mapping)):
+            raise DecodeError(f"expected an object, got {json_type(part)}", f"{prefix}[{pi}]")
+        sig = _signature(part, prefix, pi)
         text = part.get("text")
         if text is not None:
-            if text.__class__ is not str:
-                raise DecodeError(
-                    f"expected a string, got {json_type(text)}", f"{prefix}[{pi}].text"
-                )
-            if n == 1:  # hot path: plain text (a signature counted off)
-                self.parts.append(text)
-                if sig is not None:
-                    self.text_signature = sig
-            else:
-                self.text(part, text, sig, n, prefix, pi)
+            self.text(part, text, sig, prefix, pi)
             return
-        key = "functionCall"
+        key = "functionCall" if part.get("functionCall") is not None else "function_call"
         fc = part.get(key)
-        if fc is None:
-            key = "function_call"
-            fc = part.get(key)
         if fc is not None:
             self.function_call(fc, prefix, pi, key, sig)
-            if n > 1:
-                self.keep(part, key, prefix, pi)
-            return
-        if part_kind(part) == "" and ("thoughtSignature" in part or "thought_signature" in part):
-            sig = signature(part, f"{prefix}[{pi}]")  # a signature on its own: the text's
-            if sig is not None:
+            self.keep(part, key, prefix, pi)
+        elif part_kind(part) == "" and ("thoughtSignature" in part or "thought_signature" in part):
+            if sig is not None:  # a signature on its own: the text's
                 self.text_signature = sig
-            return
-        self.unknown.append(unknown_item(part, pi, f"{prefix}[{pi}]"))
+        else:
+            self.unknown.append(unknown_item(part, pi, f"{prefix}[{pi}]"))
 
     def text(
-        self, part: Mapping[str, Any], text: str, sig: str | None, n: int, prefix: str, pi: int
+        self, part: Mapping[str, Any], text: Any, sig: str | None, prefix: str, pi: int
     ) -> None:
-        """A text part with more than its text (and signature): a thought, other fields."""
-        thought = part.get("thought")
-        if thought is True:
+        """A text part: a thought, or answer text (whose signature is the message's)."""
+        if type(text) is not str:
+            raise DecodeError(f"expected a string, got {json_type(text)}", f"{prefix}[{pi}].text")
+        if part.get("thought") is True:
             self.parts.append(trusted(ReasoningPart, text, sig, False, self.tag))
         else:
             self.parts.append(text)
             if sig is not None:
                 self.text_signature = sig
-        if thought is not None:
-            n -= 1
-        if n > 1:
-            self.keep(part, "text", prefix, pi)
+        self.keep(part, "text", prefix, pi)
 
     def keep(self, part: Mapping[str, Any], key: str, prefix: str, pi: int) -> None:
         """Keep the fields of a part the canonical model has no place for."""
@@ -158,45 +120,39 @@ class Collector:
         if extra:
             self.keys.append(keys_item(extra, pi, f"{prefix}[{pi}]"))
 
-    def function_call(self, fc: Any, prefix: str, pi: int, key: str, sig: str | None) -> None:
+    def function_call(
+        self, fc: Any, prefix: str, pi: int, key: str, sig: str | None
+    ) -> ToolCall | InvalidToolCall:
         """A ``functionCall``: a ToolCall, or an InvalidToolCall when its name breaks the
-        name rule or its arguments are not a JSON object (the rest still parses).
-
-        Hot path: a name already seen valid is one set lookup (the regex ~120 ns) and
-        an object of arguments is frozen inline; anything else goes to ``_name`` /
-        ``_arguments``, which normalise or report it.
-        """
-        if fc.__class__ is not dict:
-            fc = as_mapping(fc, f"{prefix}[{pi}].{key}")
-        name = fc.get("name")
+        name rule or its arguments are not a JSON object (the rest still parses)."""
+        if not isinstance(fc, (dict, Mapping)):
+            raise DecodeError(f"expected an object, got {json_type(fc)}", f"{prefix}[{pi}].{key}")
+        name = _name(fc.get("name"), prefix, pi, key)
         args = fc.get("args")
         wire_id = fc.get("id")
-        if wire_id is not None and wire_id.__class__ is not str:
-            wire_id = opt_str(wire_id, f"{prefix}[{pi}].{key}.id")
+        if wire_id is not None and not isinstance(wire_id, str):
+            what = f"expected a string, got {json_type(wire_id)}"
+            raise DecodeError(what, f"{prefix}[{pi}].{key}.id")
         ordinal = self.ordinal
         self.ordinal = ordinal + 1
-        problem = None if name in known_tool_name else _name(name, prefix, pi, key)
-        if args.__class__ is dict and problem is None:
-            try:
-                frozen = freeze_mapping(args, "")
-            except ValidationError as exc:
-                frozen, problem = EMPTY, _not_json(exc, prefix, pi, key)
+        frozen = EMPTY
+        if tool_name_ok(name):
+            frozen, problem = _arguments(args, prefix, pi, key)
         else:
-            frozen, problem = _arguments(args, problem, prefix, pi, key)
-        if wire_id:
-            call_id = wire_id
-            self.sent = True
-        else:
-            call_id = derived_id(self.id_seed, ordinal, name, args)
+            problem = f"{prefix}[{pi}].{key}.name: invalid tool name {ident(name)}"
+        call_id = wire_id or derived_id(self.id_seed, ordinal, name, args)
         self.ids.append(call_id)
-        extras = EMPTY if sig is None else call_extras(sig, self.tag)
+        extras = call_extras(sig, self.tag)
         if problem is None:
             if args is None and "args" not in fc:
                 self.no_args.append(call_id)  # written without ``args``: formatted back so
-            self.calls.append(tool_call(ToolCall, call_id, name, frozen, extras))
-        else:
-            raw = args if args.__class__ is str else raw_json_text({} if args is None else args)
-            self.invalid.append(InvalidToolCall(call_id, name, raw, problem, extras))
+            call = tool_call(ToolCall, call_id, name, frozen, extras)
+            self.calls.append(call)
+            return call
+        raw = args if type(args) is str else raw_json_text({} if args is None else args)
+        bad = InvalidToolCall(call_id, name, raw, problem, extras)
+        self.invalid.append(bad)
+        return bad
 
     def message(self, usage: Usage | None) -> AssistantMessage:
         """The turn as a response message: reasoning parts first, then the joined text.
@@ -206,20 +162,13 @@ class Collector:
         go back between them, at their index, when the message is formatted for
         Gemini again (``text`` is the joined text either way).
         """
-        texts: list[str] = []
-        reasoning: list[ContentPart] = []
-        for p in self.parts:
-            if p.__class__ is str:
-                texts.append(p)
-            else:
-                reasoning.append(p)  # type: ignore[arg-type]
-        text = texts[0] if len(texts) == 1 else "".join(texts)
+        text = "".join([p for p in self.parts if isinstance(p, str)])
+        reasoning = [p for p in self.parts if not isinstance(p, str)]
         own: dict[str, Any] = {}
         if self.text_signature is not None:
             own["text_signature"] = self.text_signature
         if self.invalid:
             self.keep_order(own)
-        # hot path: every value here is checked and frozen already (trusted builders)
         extras = own_state(own, self.unknown, self.keys, self.tag)
         metadata = (
             FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
@@ -231,25 +180,22 @@ class Collector:
             content = self.content_parts()
         elif reasoning:
             content = (*reasoning, text_part(text)) if text else tuple(reasoning)
-        calls = self.calls
-        invalid = self.invalid
-        if calls or invalid:
-            if self.sent:  # hot path: see check_ids (the call alone ~340 instructions)
-                self.check_ids("candidates[0]")
-            return tool_call_message(
-                ToolCallMessage,
-                tuple(calls),
-                content if content != "" else None,
-                tuple(invalid),
-                None,
-                metadata,
-                extras,
-            )
-        return message(AssistantMessage, content, None, metadata, extras)
+        if not self.calls and not self.invalid:
+            return message(AssistantMessage, content, None, metadata, extras)
+        self.check_ids("candidates[0]")
+        return tool_call_message(
+            ToolCallMessage,
+            tuple(self.calls),
+            content or None,
+            tuple(self.invalid),
+            None,
+            metadata,
+            extras,
+        )
 
     def content_parts(self) -> tuple[ContentPart, ...]:
         """The turn's parts, in wire order, a text as a TextPart."""
-        return tuple(text_part(p) if p.__class__ is str else p for p in self.parts)  # type: ignore[misc]
+        return tuple([text_part(p) if isinstance(p, str) else p for p in self.parts])
 
     def keep_order(self, own: dict[str, Any]) -> None:
         """Keep the wire order of the calls when an invalid one came before a valid one
@@ -260,56 +206,49 @@ class Collector:
             own["call_order"] = tuple(ids)
 
     def check_ids(self, path: str) -> None:
-        """Two calls of one turn with one id cannot be answered apart: a DecodeError."""
-        ids = self.ids
-        # hot path: derived ids differ by construction (each hashes its call's ordinal),
-        # so only a turn with an id from the wire is looked at (the set of two derived
-        # ids cost ~2.2k of a parse's ~102k instructions)
-        if self.sent and len(ids) > 1 and len(set(ids)) != len(ids):
-            seen: set[str] = set()
-            for call_id in ids:
-                if call_id in seen:
-                    raise duplicate_id(call_id, path)
-                seen.add(call_id)
+        """Two calls of one turn with one id cannot be answered apart: a DecodeError.
+        (Derived ids differ: each hashes its call's position.)"""
+        seen: set[str] = set()
+        for call_id in self.ids:
+            if call_id in seen:
+                raise duplicate_id(call_id, path)
+            seen.add(call_id)
 
 
-def _name(name: Any, prefix: str, pi: int, key: str) -> str | None:
-    """A call name not seen valid yet: None when valid (now known), else what is wrong.
-    A missing name (or one that is not a string) fails the part: it names no call."""
-    if name.__class__ is not str or not name:
+def _signature(part: Mapping[str, Any], prefix: str, pi: int) -> str | None:
+    """The part's ``thoughtSignature`` (either spelling); an empty one is none."""
+    sig = part.get("thoughtSignature")
+    if sig is None:
+        sig = part.get("thought_signature")
+    if sig is None or type(sig) is str:
+        return sig or None
+    return signature(part, f"{prefix}[{pi}]")  # raises, naming the field
+
+
+def _name(name: Any, prefix: str, pi: int, key: str) -> str:
+    """A call's name; a missing name (or one that is not a string) fails the part: it
+    names no call."""
+    if type(name) is not str or not name:
         what = (
             "missing" if name is None or name == "" else f"expected a string, got {json_type(name)}"
         )
         raise DecodeError(what, f"{prefix}[{pi}].{key}.name")
-    if _NAME_RE.fullmatch(name) is None:
-        return f"{prefix}[{pi}].{key}.name: invalid tool name {ident(name)}"
-    if len(known_tool_name) < _KNOWN_MAX:
-        known_tool_name.add(name)
-    return None
+    return name
 
 
-def _arguments(
-    args: Any, problem: str | None, prefix: str, pi: int, key: str
-) -> tuple[FrozenDict, str | None]:
-    """Arguments that are not a plain dict (or of a call already found invalid): frozen,
-    or what is wrong with them."""
-    if problem is not None:
-        return EMPTY, problem
+def _arguments(args: Any, prefix: str, pi: int, key: str) -> tuple[FrozenDict, str | None]:
+    """A call's arguments frozen, or what is wrong with them."""
     if args is None:
         return EMPTY, None
-    if isinstance(args, Mapping):
-        try:
-            return freeze_mapping(args, ""), None
-        except ValidationError as exc:
-            return EMPTY, _not_json(exc, prefix, pi, key)
-    return EMPTY, f"{prefix}[{pi}].{key}.args: expected an object, got {json_type(args)}"
-
-
-def _not_json(exc: ValidationError, prefix: str, pi: int, key: str) -> str:
-    """An object holding what JSON cannot (NaN from a lenient decoder, nesting over the
-    limit): an invalid call, as the other providers make it."""
-    where = f"{prefix}[{pi}].{key}.args"
-    return f"{where}{'.' if exc.path else ''}{exc.path}: {exc.message}"
+    if not isinstance(args, (dict, Mapping)):
+        return EMPTY, f"{prefix}[{pi}].{key}.args: expected an object, got {json_type(args)}"
+    try:
+        return freeze_mapping(args, ""), None
+    except ValidationError as exc:
+        # an object holding what JSON cannot (NaN from a lenient decoder, nesting over
+        # the limit): an invalid call, as the other providers make it
+        where = f"{prefix}[{pi}].{key}.args"
+        return EMPTY, f"{where}{'.' if exc.path else ''}{exc.path}: {exc.message}"
 
 
 # -- response bodies -------------------------------------------------------------------------
@@ -321,75 +260,37 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
     A body with no candidates is a blocked prompt (CONTENT_FILTER) when
     ``promptFeedback.blockReason`` says so, else a DecodeError at ``candidates``.
     """
-    # hot path: the keys of the usual REST body read by subscript (a get is a call),
-    # by get when one is missing (an error body, the proto spelling); the exact-type
-    # checks written out (fast_mapping's frame ~500 instructions)
-    if body.__class__ is not dict:
-        body = fast_mapping(body, "")
-    if "error" in body:
-        error = body["error"]
-        if error is not None and isinstance(error, Mapping):
-            return ChatResponse(
-                AssistantMessage(""),
-                FinishReason.ERROR,
-                None,
-                None,
-                error=error_text(error, "error"),
-            )
-    try:
-        candidates = body["candidates"]
-        usage = body["usageMetadata"]
-        model = body["modelVersion"]
-        response_id = body["responseId"]
-    except KeyError:
-        candidates, usage = body.get("candidates"), body.get("usageMetadata")
-        model, response_id = body.get("modelVersion"), body.get("responseId")
-    key = "usageMetadata"
-    if usage is None:
-        key = "usage_metadata"
-        usage = body.get(key)
-    if usage is not None:
-        usage = read_usage(usage, key)
-    # a string in the REST spelling is taken as it is; anything else (absent, the
-    # proto spelling, not a string) goes to opt_field
-    if model.__class__ is not str:
-        model = opt_field(body, "modelVersion", "")
-    if response_id.__class__ is not str:
-        response_id = opt_field(body, "responseId", "")
-    if candidates is not None and candidates.__class__ is not list:
-        candidates = fast_list(candidates, "candidates")
+    body = as_mapping(body, "")
+    error = body.get("error")
+    if isinstance(error, Mapping):
+        return ChatResponse(
+            AssistantMessage(""), FinishReason.ERROR, None, None, error=error_text(error, "error")
+        )
+    key = "usageMetadata" if body.get("usageMetadata") is not None else "usage_metadata"
+    raw_usage = body.get(key)
+    usage = read_usage(raw_usage, key) if raw_usage is not None else None
+    model = opt_field(body, "modelVersion", "")
+    response_id = opt_field(body, "responseId", "")
+    candidates = body.get("candidates")
+    if candidates is not None:
+        candidates = as_list(candidates, "candidates")
     if not candidates:
         return _blocked(body, usage, model, response_id)
-    cand = candidates[0]
-    if cand.__class__ is not dict:
-        cand = fast_mapping(cand, "candidates[0]")
-    raw_finish = cand.get("finishReason")
-    if raw_finish.__class__ is not str:
-        raw_finish = opt_field(cand, "finishReason", "candidates[0]")
+    cand = as_mapping(candidates[0], "candidates[0]")
+    raw_finish = opt_field(cand, "finishReason", "candidates[0]")
     acc = Collector(response_id or "", tag)
-    # hot path: three key tests tell a candidate of content, finishReason and index
-    # from one with more (groundingMetadata, safetyRatings...), kept in metadata
-    if len(cand) > ("content" in cand) + (raw_finish is not None) + ("index" in cand):
-        acc.candidate = candidate_rest(cand, "candidates[0]")
+    acc.candidate = candidate_rest(cand, "candidates[0]") or None
     content = cand.get("content")
     if content is not None:
-        if content.__class__ is not dict:
-            content = fast_mapping(content, "candidates[0].content")
-        parts = content.get("parts")
+        parts = as_mapping(content, "candidates[0].content").get("parts")
         if parts is not None:
             prefix = "candidates[0].content.parts"
-            if parts.__class__ is not list:
-                parts = fast_list(parts, prefix)
-            for pi, part in enumerate(parts):
+            for pi, part in enumerate(as_list(parts, prefix)):
                 acc.part(part, prefix, pi)
-    message = acc.message(usage)
-    # hot path: the builder called as it is (make_response's frame ~500 instructions),
-    # and a plain turn's invalid_tool_calls (a property there) not read
-    return chat_response(
-        ChatResponse, message, finish_reason(raw_finish, acc.ordinal > 0), usage, model,
-        message.invalid_tool_calls if acc.invalid else (), raw_finish, None, response_id,
-        None,
-    )  # fmt: skip
+    finish = finish_reason(raw_finish, acc.ordinal > 0)
+    return make_response(
+        acc.message(usage), finish, usage, model, (), raw_finish, None, response_id
+    )
 
 
 #: The fields of a response candidate the message is made of (both spellings).

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._build import stream_delta, tool_call, tool_call_delta, trusted
-from ..._fields import _NAME_RE
+from ..._fields import tool_name_ok
 from ..._frozen import FrozenDict, freeze
 from ..._json import dumps_compact, json_type
 from ..._parts import ReasoningPart
@@ -19,8 +19,8 @@ from .._base import (
     FinishReason,
     StreamAccumulator,
     StreamDelta,
-    fast_list,
-    fast_mapping,
+    as_list,
+    as_mapping,
     make_response,
     opt_str,
     raw_json_text,
@@ -254,90 +254,36 @@ class GeminiStream(StreamAccumulator):
         """Consume one chunk (the SSE ``data:`` payload, decoded)."""
         n = self._n
         self._n = n + 1
-        # hot path: the guard written out (a decorator's call costs ~90 ns per chunk)
         try:
             return self._feed(event, n)
         except Exception as exc:  # any input: only DecodeError leaves a parser
             raise decode_failure(exc, f"events[{n}]") from None
 
     def _feed(self, event: Any, n: int) -> tuple[StreamDelta, ...]:
-        if event.__class__ is not dict and not isinstance(event, Mapping):
+        if not isinstance(event, (dict, Mapping)):
             raise DecodeError(f"expected a chunk object, got {json_type(event)}", f"events[{n}]")
-        candidates = event.get("candidates")
-        if candidates is None or event.get("error") is not None:
-            return self._header(event, n)
-        key = "usageMetadata"
-        usage = event.get(key)
-        if usage is None:
-            key = "usage_metadata"
-            usage = event.get(key)
-        if usage is not None:
-            # a running snapshot: only the last one counts, so it is read once, at finish
-            self._usage = (usage, n, key)
-        # hot path: a string in the REST spelling is taken as it is; anything else
-        # (absent, the proto spelling, not a string) goes to opt_field
-        response_id = event.get("responseId")
-        if response_id.__class__ is not str:
-            response_id = opt_field(event, "responseId", f"events[{n}]")
-        if response_id is not None and response_id != self._id:
-            self._set_id(response_id)
-        model = event.get("modelVersion")
-        if model.__class__ is not str:
-            model = opt_field(event, "modelVersion", f"events[{n}]")
-        if model is not None:
-            self._model = model
-        feedback = event.get("promptFeedback")
-        if feedback is None:
-            feedback = event.get("prompt_feedback")
-        if feedback is not None:
-            self._feedback(feedback, event, n)
-        if candidates.__class__ is not list:
-            candidates = fast_list(candidates, f"events[{n}].candidates")
-        if not candidates:
-            return ()
-        cand = candidates[0]
-        if cand.__class__ is not dict:
-            cand = fast_mapping(cand, f"events[{n}].candidates[0]")
-        self._candidates = True
-        deltas: list[StreamDelta] = []
-        content = cand.get("content")
-        if content is not None:
-            if content.__class__ is not dict:
-                content = fast_mapping(content, f"events[{n}].candidates[0].content")
-            parts = content.get("parts")
-            if parts is not None:
-                if parts.__class__ is not list:
-                    parts = fast_list(parts, f"events[{n}].candidates[0].content.parts")
-                for pi, part in enumerate(parts):
-                    self._part(part, n, pi, deltas)
-        finish = cand.get("finishReason")
-        if finish is None:
-            finish = cand.get("finish_reason")
-        if finish is not None:
-            if finish.__class__ is not str:
-                where = f"events[{n}].candidates[0].{spelled(cand, 'finishReason')}"
-                finish = opt_str(finish, where)
-            self._finish = finish
-        # hot path: three key tests per chunk, as in parse_response
-        if len(cand) > (content is not None) + (finish is not None) + ("index" in cand):
-            self._candidate.update(candidate_rest(cand, f"events[{n}].candidates[0]"))
-        return tuple(deltas)
-
-    def _header(self, event: Mapping[str, Any], n: int) -> tuple[StreamDelta, ...]:
-        """A chunk without candidates (usage, prompt feedback, an error), or another
-        provider's event."""
-        base = f"events[{n}]"
         error = event.get("error")
         if error is not None:
             if event.get("type") is not None:
                 raise self._foreign("type", n)
-            self._error = error_text(error, f"{base}.error")
+            self._error = error_text(error, f"events[{n}].error")
             return ()
-        key = foreign_field(event)
-        if key is not None:
-            raise self._foreign(key, n)
+        candidates = event.get("candidates")
+        if candidates is None:
+            key = foreign_field(event)
+            if key is not None:
+                raise self._foreign(key, n)
+        self._header(event, n)
+        if candidates is None:
+            return ()
+        return self._candidate_chunk(candidates, n)
+
+    def _header(self, event: Mapping[str, Any], n: int) -> None:
+        """The fields of a chunk beside its candidates: usage, ids, prompt feedback."""
+        base = f"events[{n}]"
         usage = field(event, "usageMetadata")
         if usage is not None:
+            # a running snapshot: only the last one counts, so it is read once, at finish
             self._usage = (usage, n, spelled(event, "usageMetadata"))
         response_id = opt_field(event, "responseId", base)
         if response_id is not None:
@@ -348,7 +294,27 @@ class GeminiStream(StreamAccumulator):
         feedback = field(event, "promptFeedback")
         if feedback is not None:
             self._feedback(feedback, event, n)
-        return ()
+
+    def _candidate_chunk(self, candidates: Any, n: int) -> tuple[StreamDelta, ...]:
+        """The new parts of the first candidate, and its finish reason."""
+        path = f"events[{n}].candidates"
+        candidates = as_list(candidates, path)
+        if not candidates:
+            return ()
+        cand = as_mapping(candidates[0], f"{path}[0]")
+        self._candidates = True
+        deltas: list[StreamDelta] = []
+        content = cand.get("content")
+        if content is not None:
+            parts = as_mapping(content, f"{path}[0].content").get("parts")
+            if parts is not None:
+                for pi, part in enumerate(as_list(parts, f"{path}[0].content.parts")):
+                    self._part(part, n, pi, deltas)
+        finish = opt_field(cand, "finishReason", f"{path}[0]")
+        if finish is not None:
+            self._finish = finish
+        self._candidate.update(candidate_rest(cand, f"{path}[0]"))
+        return tuple(deltas)
 
     @staticmethod
     def _foreign(key: str, n: int) -> DecodeError:
@@ -369,30 +335,19 @@ class GeminiStream(StreamAccumulator):
             self._block = reason
 
     def _part(self, part: Any, n: int, pi: int, deltas: list[StreamDelta]) -> None:
-        if part.__class__ is not dict:
-            part = fast_mapping(part, self._where(n, pi))
+        if not isinstance(part, (dict, Mapping)):
+            raise DecodeError(f"expected an object, got {json_type(part)}", self._where(n, pi))
         text = part.get("text")
-        if text.__class__ is str:
-            # hot path: a plain text fragment is nearly every part
-            if len(part) == 1:
-                if self._reasoning:
-                    self._close_reasoning()
-                if text:
-                    self._text.append(text)
-                    deltas.append(stream_delta(StreamDelta, "text", text, None))
-                return
+        if text is not None:
+            if type(text) is not str:
+                raise DecodeError(
+                    f"expected a string, got {json_type(text)}", f"{self._where(n, pi)}.text"
+                )
             self._text_part(part, text, n, pi, deltas)
             return
-        if text is not None:
-            raise DecodeError(
-                f"expected a string, got {json_type(text)}", f"{self._where(n, pi)}.text"
-            )
         self._close_reasoning()
-        key = "functionCall"
+        key = "functionCall" if part.get("functionCall") is not None else "function_call"
         fc = part.get(key)
-        if fc is None:
-            key = "function_call"
-            fc = part.get(key)
         if fc is not None:
             self._function_call(fc, part, n, pi, key, deltas)
             return
@@ -419,8 +374,10 @@ class GeminiStream(StreamAccumulator):
     def _text_part(
         self, part: Mapping[str, Any], text: str, n: int, pi: int, deltas: list[StreamDelta]
     ) -> None:
-        """A text fragment with a signature or a thought flag."""
-        sig = signature(part, self._where(n, pi))
+        """A text fragment: answer text, or a thought (its signature the last one's)."""
+        sig = None
+        if len(part) > 1:  # more than its text: a signature, a thought flag
+            sig = signature(part, self._where(n, pi))
         if part.get("thought") is True:
             if self._text:
                 self._close_text()
@@ -430,8 +387,7 @@ class GeminiStream(StreamAccumulator):
             if text:
                 deltas.append(stream_delta(StreamDelta, "reasoning", text, None))
             return
-        if self._reasoning:
-            self._close_reasoning()
+        self._close_reasoning()
         if sig is not None:
             self._acc.text_signature = sig
         if text:
@@ -461,45 +417,41 @@ class GeminiStream(StreamAccumulator):
         key: str,
         deltas: list[StreamDelta],
     ) -> None:
+        """A whole call, or a piece of one streamed in ``partialArgs`` (Vertex AI)."""
         prefix = f"events[{n}].candidates[0].content.parts"
-        path = f"{prefix}[{pi}]"
-        sig = signature(part, path)
-        where = f"{path}.{key}"
-        fc = fast_mapping(fc, where)
-        acc = self._acc
+        sig = signature(part, f"{prefix}[{pi}]")
+        where = f"{prefix}[{pi}].{key}"
+        fc = as_mapping(fc, where)
         partial = field(fc, "partialArgs")
         cont = field(fc, "willContinue") is True
-        name = fc.get("name")
-        if partial is None and not cont and name is None and "args" not in fc:
+        if partial is not None or cont:
+            self._partial_call(fc, partial, cont, where, sig, deltas)
+            return
+        if fc.get("name") is None and "args" not in fc:  # the end of a streamed call
             if self._open is None:
                 raise DecodeError("empty functionCall with no call open", where)
             self._close_partial(deltas)
             return
-        if partial is None and not cont:
-            # a whole call: read by the one reader every response part goes through
-            self._close_partial(deltas)
-            before = len(acc.calls), len(acc.invalid)
-            acc.function_call(fc, prefix, pi, key, sig)
-            if len(acc.calls) > before[0]:
-                c = acc.calls[-1]
-                deltas.append(_call_delta(acc.ordinal - 1, c.id, c.name, c.arguments_json))
-            elif len(acc.invalid) > before[1]:
-                bad = acc.invalid[-1]
-                deltas.append(_call_delta(acc.ordinal - 1, bad.id, bad.name, bad.raw_arguments))
-            return
-        if name is not None:
-            if type(name) is not str or not name:
-                raise DecodeError("expected a non-empty string", f"{where}.name")
-            self._close_partial(deltas)
-            wire_id = opt_str(fc.get("id"), f"{where}.id") or None
-            ordinal = acc.ordinal
-            opened = self._open = _PartialCall(name, wire_id, sig, ordinal, where)
-            acc.ordinal += 1
-            call_id = wire_id
-            if call_id is None and acc.id_seed.__class__ is str and acc.id_seed:
-                # keyed by the responseId: known now; else by the arguments, at the end
-                call_id = opened.announced = derived_id(acc.id_seed, ordinal, name, None)
-            deltas.append(_call_delta(ordinal, call_id, name, None))
+        # a whole call: read by the one reader every response part goes through
+        self._close_partial(deltas)
+        acc = self._acc
+        call = acc.function_call(fc, prefix, pi, key, sig)
+        raw = call.arguments_json if isinstance(call, ToolCall) else call.raw_arguments
+        deltas.append(_call_delta(acc.ordinal - 1, call.id, call.name, raw))
+
+    def _partial_call(
+        self,
+        fc: Mapping[str, Any],
+        partial: Any,
+        cont: bool,
+        where: str,
+        sig: str | None,
+        deltas: list[StreamDelta],
+    ) -> None:
+        """A call opened with its name, or fragments of its arguments (``partialArgs``);
+        it closes when ``willContinue`` is not set."""
+        if fc.get("name") is not None:
+            self._open_partial(fc, where, sig, deltas)
         call = self._open
         if call is None:
             raise DecodeError(
@@ -509,11 +461,30 @@ class GeminiStream(StreamAccumulator):
             call.sig = sig
         if partial is not None:
             ppath = f"{where}.{spelled(fc, 'partialArgs')}"
-            for j, fragment in enumerate(fast_list(partial, ppath)):
+            for j, fragment in enumerate(as_list(partial, ppath)):
                 fpath = f"{ppath}[{j}]"
-                call.apply(fast_mapping(fragment, fpath), fpath)
+                call.apply(as_mapping(fragment, fpath), fpath)
         if not cont:
             self._close_partial(deltas)
+
+    def _open_partial(
+        self, fc: Mapping[str, Any], where: str, sig: str | None, deltas: list[StreamDelta]
+    ) -> None:
+        """Open a call streamed in fragments (the one open before closes)."""
+        name = fc.get("name")
+        if type(name) is not str or not name:
+            raise DecodeError("expected a non-empty string", f"{where}.name")
+        self._close_partial(deltas)
+        wire_id = opt_str(fc.get("id"), f"{where}.id") or None
+        acc = self._acc
+        ordinal = acc.ordinal
+        opened = self._open = _PartialCall(name, wire_id, sig, ordinal, where)
+        acc.ordinal += 1
+        call_id = wire_id
+        if call_id is None and type(acc.id_seed) is str and acc.id_seed:
+            # keyed by the responseId: known now; else by the arguments, at the end
+            call_id = opened.announced = derived_id(acc.id_seed, ordinal, name, None)
+        deltas.append(_call_delta(ordinal, call_id, name, None))
 
     def _close_partial(self, deltas: list[StreamDelta]) -> None:
         call = self._open
@@ -526,10 +497,8 @@ class GeminiStream(StreamAccumulator):
         late_id = None if call.id or call.announced == call_id else call_id
         extras = call_extras(call.sig, self._tag)
         acc.ids.append(call_id)
-        if call.id:
-            acc.sent = True
         problem = None
-        if _NAME_RE.fullmatch(call.name) is None:
+        if not tool_name_ok(call.name):
             problem = f"{call.where}.name: invalid tool name {ident(call.name)}"
         else:
             try:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._frozen import MAX_DEPTH, thaw
 from ...errors import DecodeError, ValidationError
-from .._base import Losses, decode_error, fast_list, fast_mapping, freeze_decoded, opt_str
+from .._base import Losses, as_list, as_mapping, decode_error, freeze_decoded, opt_str
 from ._wire import field, spelled
 
 if TYPE_CHECKING:
@@ -92,65 +92,77 @@ class _SchemaConverter:
         ref = node.get("$ref")
         if type(ref) is str:
             return self.inline(node, ref, path, refs, depth)
-        out: dict[str, Any] = {}
-        nullable = False
-        t = node.get("type")
-        if isinstance(t, (list, tuple)):
-            kinds = [k for k in t if k != "null"]
-            nullable = len(kinds) < len(t)
-            if len(kinds) == 1:
-                out["type"] = kinds[0]
-            elif kinds:
-                out["anyOf"] = [{"type": k} for k in kinds]
-        elif t is not None:
-            out["type"] = t
-        kind = out.get("type")
+        out, nullable = _type(node.get("type"))
+        kind = out.get("type")  # as the node gives it (a keyword below may add one)
         for key, value in node.items():
             if key in ("type", "$ref"):
                 continue
-            if key in _SCHEMA_KEEP:
-                out[key] = thaw(value)
-            elif key == "properties" and isinstance(value, Mapping):
-                out[key] = {
-                    name: self.convert(sub, f"{path}.properties.{name}", refs, depth + 1)
-                    for name, sub in value.items()
-                }
-            elif key == "items":
-                if isinstance(value, Mapping):
-                    out[key] = self.convert(value, f"{path}.items", refs, depth + 1)
-                else:
-                    self.drop(path, key, "dropped: Gemini has no tuple items")
-            elif key in ("anyOf", "oneOf") and isinstance(value, (list, tuple)):
-                nullable = self.branches(out, key, value, path, refs, depth) or nullable
-            elif key == "allOf" and isinstance(value, (list, tuple)) and len(value) == 1:
-                for k, v in self.convert(value[0], f"{path}.allOf[0]", refs, depth + 1).items():
-                    out.setdefault(k, v)
-            elif key == "const":
-                if type(value) is str:
-                    out["enum"] = [value]
-                    out.setdefault("type", "string")
-                else:
-                    self.drop(path, key, "dropped: Gemini enums hold strings only")
-            elif key == "enum":
-                nullable = self.enum(out, value, path) or nullable
-            elif key == "format":
-                allowed = _FORMATS.get(kind) if type(kind) is str else None
-                if allowed is not None and value in allowed:
-                    out[key] = value
-                else:
-                    self.drop(path, key, "dropped: Gemini does not support this format here")
-            elif key == "additionalProperties":
-                # True / {} is what an open object means anyway; False is what strict adds,
-                # and Gemini has no strict mode (see the package docstring)
-                if value is not True and value != {} and value is not False:
-                    self.drop(path, key)
-            elif key not in _SCHEMA_SILENT:
-                self.drop(path, key)
+            if key in _SUBSCHEMA_KEYWORDS:
+                found = self.subschemas(out, key, value, path, refs, depth)
+            else:
+                found = self.keyword(out, key, value, kind, path)
+            nullable = found or nullable
         if nullable:
             out["nullable"] = True
         if kind == "object" and not out.get("properties"):
             self.free_form = True
         return out
+
+    def subschemas(
+        self,
+        out: dict[str, Any],
+        key: str,
+        value: Any,
+        path: str,
+        refs: tuple[str, ...],
+        depth: int,
+    ) -> bool:
+        """A keyword holding schemas, converted in turn; whether it made the node nullable."""
+        if key == "properties" and isinstance(value, Mapping):
+            out[key] = {
+                name: self.convert(sub, f"{path}.properties.{name}", refs, depth + 1)
+                for name, sub in value.items()
+            }
+        elif key == "items":
+            if isinstance(value, Mapping):
+                out[key] = self.convert(value, f"{path}.items", refs, depth + 1)
+            else:
+                self.drop(path, key, "dropped: Gemini has no tuple items")
+        elif key in ("anyOf", "oneOf") and isinstance(value, (list, tuple)):
+            return self.branches(out, key, value, path, refs, depth)
+        elif key == "allOf" and isinstance(value, (list, tuple)) and len(value) == 1:
+            for k, v in self.convert(value[0], f"{path}.allOf[0]", refs, depth + 1).items():
+                out.setdefault(k, v)
+        else:
+            self.drop(path, key)
+        return False
+
+    def keyword(self, out: dict[str, Any], key: str, value: Any, kind: Any, path: str) -> bool:
+        """Any other keyword: kept, rewritten or dropped; whether it made the node nullable."""
+        if key in _SCHEMA_KEEP:
+            out[key] = thaw(value)
+        elif key == "const":
+            if type(value) is str:
+                out["enum"] = [value]
+                out.setdefault("type", "string")
+            else:
+                self.drop(path, key, "dropped: Gemini enums hold strings only")
+        elif key == "enum":
+            return self.enum(out, value, path)
+        elif key == "format":
+            allowed = _FORMATS.get(kind) if type(kind) is str else None
+            if allowed is not None and value in allowed:
+                out[key] = value
+            else:
+                self.drop(path, key, "dropped: Gemini does not support this format here")
+        elif key == "additionalProperties":
+            # True / {} is what an open object means anyway; False is what strict adds,
+            # and Gemini has no strict mode (see the package docstring)
+            if value is not True and value != {} and value is not False:
+                self.drop(path, key)
+        elif key not in _SCHEMA_SILENT:
+            self.drop(path, key)
+        return False
 
     def inline(
         self, node: Mapping[str, Any], ref: str, path: str, refs: tuple[str, ...], depth: int
@@ -208,6 +220,26 @@ class _SchemaConverter:
                 return True
         self.drop(path, "enum", "dropped: Gemini enums hold strings only")
         return False
+
+
+#: The keywords whose values are schemas.
+_SUBSCHEMA_KEYWORDS = frozenset(("properties", "items", "anyOf", "oneOf", "allOf"))
+
+
+def _type(t: Any) -> tuple[dict[str, Any], bool]:
+    """A node's ``type`` (``[x, "null"]`` is ``x`` and nullable; several: ``anyOf``),
+    and whether it allows null."""
+    out: dict[str, Any] = {}
+    if isinstance(t, (list, tuple)):
+        kinds = [k for k in t if k != "null"]
+        if len(kinds) == 1:
+            out["type"] = kinds[0]
+        elif kinds:
+            out["anyOf"] = [{"type": k} for k in kinds]
+        return out, len(kinds) < len(t)
+    if t is not None:
+        out["type"] = t
+    return out, False
 
 
 def _resolve(ref: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -309,21 +341,21 @@ def parse_tools(body_or_list: Any) -> list[ToolDefinition]:
         raw = body_or_list.get("tools")
         if raw is None:
             return []
-        raw = fast_list(raw, "tools")
+        raw = as_list(raw, "tools")
     else:
         prefix = ""
-        raw = fast_list(body_or_list, "")
+        raw = as_list(body_or_list, "")
     out = []
     for i, item in enumerate(raw):
         path = f"{prefix}[{i}]"
-        tool = fast_mapping(item, path)
+        tool = as_mapping(item, path)
         decls = field(tool, "functionDeclarations")
         if decls is None:
             continue  # googleSearch, codeExecution...: not functions
         path = f"{path}.{spelled(tool, 'functionDeclarations')}"
-        for k, d in enumerate(fast_list(decls, path)):
+        for k, d in enumerate(as_list(decls, path)):
             dpath = f"{path}[{k}]"
-            decl = fast_mapping(d, dpath)
+            decl = as_mapping(d, dpath)
             out.append(_declaration(decl, dpath, ToolDefinition))
     return out
 

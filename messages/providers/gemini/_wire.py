@@ -6,15 +6,15 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..._frozen import EMPTY, FrozenDict
-from ..._ids import DERIVED_ID_PREFIX, call_id_of, derive_call_id
+from ..._frozen import EMPTY, MAX_DEPTH, FrozenDict
+from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import dumps_compact, json_type
 from ...errors import DecodeError, ident
 from .. import PROVIDERS
 from .._base import (
     FinishReason,
     Usage,
-    fast_mapping,
+    as_mapping,
     freeze_decoded,
     guard_error,
     make_usage,
@@ -117,10 +117,12 @@ def opt_field(obj: Mapping[str, Any], key: str, path: str) -> str | None:
     value = obj.get(key)
     if value is None:
         value = obj.get(SNAKE[key])
-        if value is None:
-            return None
+    if value is None or isinstance(value, str):
+        return value
     where = spelled(obj, key)
-    return opt_str(value, f"{path}.{where}" if path else where)
+    raise DecodeError(
+        f"expected a string, got {json_type(value)}", f"{path}.{where}" if path else where
+    )
 
 
 def spelled(obj: Mapping[str, Any], key: str) -> str:
@@ -163,7 +165,7 @@ def signature(part: Mapping[str, Any], path: str) -> str | None:
         sig = part.get("thought_signature")
         if sig is None:
             return None
-    if sig.__class__ is not str:
+    if type(sig) is not str:
         raise DecodeError(
             f"expected a string, got {json_type(sig)}",
             f"{path}.{spelled(part, 'thoughtSignature')}",
@@ -247,19 +249,20 @@ def derived_id(seed: Any, ordinal: int, name: str, args: Any) -> str:
     streamed ``partialArgs`` of a call, assembled, give the same text as its
     ``args`` object in a whole response).
     """
-    if seed.__class__ is str and seed:
-        # hot path: the key as one f-string, the text derive_call_id would join from NAME,
-        # seed, ordinal and name (the same id, as test_provider_gemini_audit holds)
-        return call_id_of(DERIVED_ID_PREFIX, f"{NAME}\x1f{seed}\x1f{ordinal}\x1f{name}")
+    if type(seed) is str and seed:
+        return derive_call_id(DERIVED_ID_PREFIX, NAME, seed, ordinal, name)
     return derive_call_id(DERIVED_ID_PREFIX, NAME, seed, ordinal, name, canonical(args))
 
 
 def canonical(args: Any) -> str:
-    """``args`` as canonical JSON text (sorted keys, compact); a string as it is."""
-    if args.__class__ is str:
+    """``args`` as canonical JSON text (sorted keys, compact); a string as it is; ``""``
+    for what JSON cannot hold, or nests deeper than MAX_DEPTH levels (no call may)."""
+    if type(args) is str:
         return args
     if args is None:
         return "{}"
+    if too_deep(args) is not None:
+        return ""
     global _canonical_encode
     if _canonical_encode is None:
         import json  # not at import time: only calls without a responseId need it
@@ -269,8 +272,12 @@ def canonical(args: Any) -> str:
         ).encode
     try:
         return _canonical_encode(args)
-    except (TypeError, ValueError, RecursionError):
-        return dump_or_empty(args)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return dumps_compact(args)  # keys that cannot be sorted
+    except (TypeError, ValueError):
+        return ""
 
 
 _canonical_encode: Callable[[Any], str] | None = None
@@ -282,12 +289,28 @@ def _plain(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def dump_or_empty(value: Any) -> str:
-    """Compact JSON of ``value``, or ``""`` when it is not JSON."""
-    try:
-        return dumps_compact(value)
-    except (TypeError, ValueError, RecursionError):
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> str | None:
+    """Where ``value`` nests objects and arrays more than ``limit`` levels deep (the path
+    below it, such as ``.a[0]``), or None when it does not.
+
+    The limit ``freeze`` applies, counted here: where the JSON encoder stops depends
+    on the Python version.
+    """
+    if isinstance(value, (dict, Mapping)):
+        items: Any = value.items()
+        step = ".{}"
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+        step = "[{}]"
+    else:
+        return None
+    if limit == 0:
         return ""
+    for key, item in items:
+        below = too_deep(item, limit - 1)
+        if below is not None:
+            return step.format(key) + below
+    return None
 
 
 # -- readers --------------------------------------------------------------------------------
@@ -304,39 +327,32 @@ _USAGE_FIELDS = (
 _USAGE_SNAKE = tuple(SNAKE[k] for k in _USAGE_FIELDS)
 
 
-def _count(value: Any, path: str) -> int | None:
-    """A token count that is not a plain non-negative int: checked (a float like 3.0 is 3)."""
-    return opt_int(value, path)
+def _count(u: Mapping[str, Any], key: str, path: str) -> int | None:
+    """A token count (None when absent); one that is not a plain non-negative int is
+    checked (a float like 3.0 is 3), the path made only then."""
+    value = u.get(key)
+    if value is None or (type(value) is int and value >= 0):
+        return value
+    return opt_int(value, f"{path}.{key}")
 
 
 def read_usage(raw: Any, path: str) -> Usage:
     """A ``usageMetadata`` object as Usage: thoughts count as output (MANIFEST conventions)."""
-    u = raw if raw.__class__ is dict else fast_mapping(raw, path)
+    u = as_mapping(raw, path)
     # one spelling per object (a dumped google-genai object has the proto names)
     prompt_key, candidates_key, thoughts_key, total_key, cached_key, tool_key = (
         _USAGE_FIELDS
         if "promptTokenCount" in u or "totalTokenCount" in u or "candidatesTokenCount" in u
         else _USAGE_SNAKE
     )
-    # hot path: plain non-negative ints (or absent counts) need no call
-    prompt = u.get(prompt_key)
-    if prompt.__class__ is not int or prompt < 0:
-        prompt = _count(prompt, f"{path}.{prompt_key}") or 0
-    candidates = u.get(candidates_key)
-    if candidates.__class__ is not int or candidates < 0:
-        candidates = _count(candidates, f"{path}.{candidates_key}") or 0
-    thoughts = u.get(thoughts_key)
-    if thoughts is not None and (thoughts.__class__ is not int or thoughts < 0):
-        thoughts = _count(thoughts, f"{path}.{thoughts_key}")
-    total = u.get(total_key)
-    if total is not None and (total.__class__ is not int or total < 0):
-        total = _count(total, f"{path}.{total_key}")
-    cached = u.get(cached_key)
-    if cached is not None and (cached.__class__ is not int or cached < 0):
-        cached = _count(cached, f"{path}.{cached_key}")
+    prompt = _count(u, prompt_key, path) or 0
+    candidates = _count(u, candidates_key, path) or 0
+    thoughts = _count(u, thoughts_key, path)
+    total = _count(u, total_key, path)
+    cached = _count(u, cached_key, path)
     output = candidates + (thoughts or 0)
     if total is None:
-        total = prompt + output + (_count(u.get(tool_key), f"{path}.{tool_key}") or 0)
+        total = prompt + output + (_count(u, tool_key, path) or 0)
     return make_usage(prompt, output, total, cached, None, thoughts)
 
 
@@ -344,13 +360,13 @@ def block_reason(feedback: Any, path: str) -> str | None:
     """``promptFeedback.blockReason``, or None when the prompt was not blocked."""
     if feedback is None:
         return None
-    fb = fast_mapping(feedback, path)
+    fb = as_mapping(feedback, path)
     return opt_str(field(fb, "blockReason"), f"{path}.{spelled(fb, 'blockReason')}") or None
 
 
 def error_text(error: Any, path: str) -> str:
     """``"STATUS: message"`` of an ``error`` object."""
-    err = fast_mapping(error, path)
+    err = as_mapping(error, path)
     status = opt_str(err.get("status"), f"{path}.status")
     msg = opt_str(err.get("message"), f"{path}.message")
     return ": ".join(x for x in (status, msg) if x) or "error"
