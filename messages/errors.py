@@ -55,7 +55,7 @@ class MessageError(ValueError):
         """Return a copy of this error whose path is prefixed by ``prefix``."""
         if not self.path or self.path == ROOT:
             path = prefix or self.path
-        elif self.path.startswith(ROOT):  # "$ (line 1, column 5)" under a prefix
+        elif self.path.startswith(ROOT + " "):  # "$ (line 1, column 5)" under a prefix
             path = (prefix or ROOT) + self.path[len(ROOT) :]
         elif self.path.startswith("["):
             path = prefix + self.path

@@ -84,3 +84,11 @@ def test_at_keeps_ordering_fields() -> None:
     err = OrderingError("m", "", "pairing", 7).at("history")
     assert isinstance(err, OrderingError)
     assert (err.rule, err.index, err.path) == ("pairing", 7, "history")
+
+
+def test_a_key_that_starts_with_a_dollar_is_a_key_under_a_prefix() -> None:
+    from messages import DecodeError, from_dict
+
+    with pytest.raises(DecodeError) as info:
+        from_dict([{"role": "system", "content": "", "$0": float("nan")}])
+    assert info.value.path == "[0].$0"
