@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from _timing import compare
@@ -39,7 +39,7 @@ from messages import (
 
 Row = tuple[str, float, float, str]
 
-T = datetime(2025, 5, 6, 7, 8, 9, 123456, tzinfo=timezone.utc)
+T = datetime(2025, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
 TEXT = "What's the weather in Paris today, and should I take an umbrella?"
 
 

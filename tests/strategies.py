@@ -10,7 +10,7 @@ apart from the astral character it encodes).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from hypothesis import strategies as st
@@ -128,7 +128,7 @@ json_values: st.SearchStrategy[Any] = st.recursive(
 json_objects: st.SearchStrategy[dict[str, Any]] = st.dictionaries(keys, json_values, max_size=5)
 
 _ZONES = (
-    timezone.utc,
+    UTC,
     timezone(timedelta(hours=5, minutes=30)),
     timezone(-timedelta(hours=8)),
     timezone(timedelta(hours=13, minutes=45)),

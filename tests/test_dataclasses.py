@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -47,7 +47,7 @@ from messages import storage as storage_pkg
 from messages._timestamps import iso_utc
 from tests.conftest import SECRET
 
-T0 = datetime(2025, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
 
 
 # -- every public value class is a frozen slotted dataclass -------------------------------
@@ -180,7 +180,7 @@ _COMMON = ("name", "metadata", "extras", "id", "created_at", "cache")
     ],
 )
 def test_the_common_fields_are_keyword_only_with_their_checks(make: Any) -> None:
-    when = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    when = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
     m = make(name="n", metadata={"a": 1}, extras={"b": 2}, id="i1", created_at=when)
     assert (m.name, m.metadata, m.extras, m.id, m.created_at) == (
         "n",
@@ -211,7 +211,7 @@ def test_a_subclass_constructs_with_keywords_and_checks_like_its_base() -> None:
     note = TaggedNote("hi", tag="x")
     assert (note.content, note.tag, note.score, note.role.value) == ("hi", "x", 0, "user")
     assert isinstance(note, UserMessage) and len(note.id) == 32
-    assert note.created_at.tzinfo is timezone.utc
+    assert note.created_at.tzinfo is UTC
     # the generated __init__ takes what the base's does (a subclass's signature shows the
     # stored type, so a list of strings needs an ignore there)
     parts = ["a", TextPart("b")]

@@ -6,7 +6,7 @@ import copy
 import dataclasses
 import json
 import pickle
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -44,8 +44,6 @@ from messages._envelope import (
     format_timestamp,
 )
 from tests.conftest import SECRET
-
-UTC = timezone.utc
 
 # -- the seed's example, verbatim -----------------------------------------------------
 

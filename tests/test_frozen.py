@@ -104,7 +104,7 @@ def test_empty_and_none_give_shared_empty() -> None:
 def test_enum_and_subclass_scalars_become_plain() -> None:
     import enum
 
-    class Color(str, enum.Enum):
+    class Color(enum.StrEnum):
         RED = "red"
 
     frozen = freeze({"c": Color.RED, "t": (True, 1)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -229,9 +229,9 @@ def test_ids_read_in_any_order_stay_ordered() -> None:
 
 
 def test_created_at_is_aware_utc_now() -> None:
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     m = UserMessage("x")
-    after = datetime.now(timezone.utc)
+    after = datetime.now(UTC)
     assert m.created_at.tzinfo is not None
     assert m.created_at.utcoffset() == timedelta(0)
     assert before - timedelta(milliseconds=1) <= m.created_at <= after + timedelta(milliseconds=1)
@@ -281,7 +281,7 @@ def test_common_field_rules(kwargs: dict[str, Any], path: str) -> None:
 def test_equality_ignores_id_and_created_at() -> None:
     a = UserMessage("x", metadata={"k": 1})
     b = UserMessage(
-        "x", metadata={"k": 1}, id="other", created_at=datetime(2020, 1, 1, tzinfo=timezone.utc)
+        "x", metadata={"k": 1}, id="other", created_at=datetime(2020, 1, 1, tzinfo=UTC)
     )
     assert a == b
     assert hash(a) == hash(b)

@@ -9,7 +9,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +136,7 @@ def counting(backend: Backend) -> Counting:
 
 
 def conversation() -> list[Message]:
-    at = datetime(2024, 5, 1, 12, 30, 15, 123456, tzinfo=timezone.utc)
+    at = datetime(2024, 5, 1, 12, 30, 15, 123456, tzinfo=UTC)
     call = ToolCall("call_1", "get_weather", {"city": "Paris", "days": [1, 2]})
     call2 = ToolCall(
         "call_2", "get-time", '{"tz": "CET"}', extras={"provider": "gemini", "sig": "x"}

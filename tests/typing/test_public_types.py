@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
-
-from typing_extensions import assert_type
+from typing import Any, assert_type
 
 from messages import (
     AssistantMessage,

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from typing_extensions import assert_type
+from typing import Any, assert_type
 
 from messages import Message, StorageError, UserMessage
 from messages.storage import (

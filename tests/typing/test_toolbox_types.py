@@ -6,8 +6,7 @@ It also runs under pytest, so every line here is exercised at run time too.
 from __future__ import annotations
 
 import asyncio
-
-from typing_extensions import assert_type
+from typing import assert_type
 
 from messages import (
     InvalidToolCall,
