@@ -94,6 +94,7 @@ _KIND_BY_ROLE = {
     MessageRole.ASSISTANT: ASSISTANT,
 }
 
+
 def kind_of(message: object, index: int = -1) -> int:
     """The kind of a message (see ``KIND_NAMES``); OrderingError for anything else.
 

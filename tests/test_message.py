@@ -280,9 +280,7 @@ def test_common_field_rules(kwargs: dict[str, Any], path: str) -> None:
 
 def test_equality_ignores_id_and_created_at() -> None:
     a = UserMessage("x", metadata={"k": 1})
-    b = UserMessage(
-        "x", metadata={"k": 1}, id="other", created_at=datetime(2020, 1, 1, tzinfo=UTC)
-    )
+    b = UserMessage("x", metadata={"k": 1}, id="other", created_at=datetime(2020, 1, 1, tzinfo=UTC))
     assert a == b
     assert hash(a) == hash(b)
 
