@@ -160,7 +160,7 @@ class _MessageBound:
     """``ToolCallMessage(calls)`` doing only the mandated work: the clock read and the object."""
 
     def __new__(cls, tool_calls: tuple[ToolCall, ...]) -> ToolCallMessage:  # type: ignore[misc]
-        return _build.plain_tool_call_message(ToolCallMessage, tool_calls, None, (), None, None)
+        return _build.tool_call_message(ToolCallMessage, tool_calls)
 
 
 def _assistant_bound() -> ToolCallMessage:
@@ -186,8 +186,8 @@ def _from_json_bound(text: str) -> ToolCallMessage:
         fn = c["function"]
         raw = fn["arguments"]
         calls.append(_call(c["id"], fn["name"], FrozenDict(scan_once(raw, 0)[0]), raw))
-    return _build.plain_tool_call_message(
-        ToolCallMessage, tuple(calls), None, (), d["id"], d["created_at"]
+    return _build.tool_call_message(
+        ToolCallMessage, tuple(calls), id=d["id"], created_at=d["created_at"]
     )
 
 

@@ -201,7 +201,7 @@ MERGES: list[tuple[list[Message], list[Any]]] = [
 @pytest.mark.parametrize(("given_", "contents"), MERGES)
 def test_merged_per_role(given_: list[Message], contents: list[Any]) -> None:
     out = Messages(given_).merged_per_role()
-    assert [m.content for m in out] == contents  # type: ignore[attr-defined]
+    assert [m.content for m in out] == contents
     assert out[0].id == given_[0].id
     assert type(out[0]) is type(given_[0])
 
@@ -249,7 +249,7 @@ def test_merged_per_role_of_nothing_to_merge_is_the_same_object() -> None:
 )
 def test_without_empty(given_: list[Message], kept: list[Any]) -> None:
     out = Messages(given_).without_empty()
-    assert [m.content for m in out] == kept  # type: ignore[attr-defined]
+    assert [m.content for m in out] == kept
 
 
 def test_without_empty_of_nothing_empty_is_the_same_object() -> None:
