@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..._frozen import EMPTY, thaw
 from ..._ids import DERIVED_ID_PREFIX
@@ -66,13 +66,9 @@ CACHE_RULE = no_breakpoints(
 _ROLES = {USER: "user", TOOL_RESULT: "user", ASSISTANT: "model", TOOL_CALL: "model"}
 
 
-class _Call(NamedTuple):
-    """A call of the latest model content."""
-
-    position: int  # among the calls of the content
-    name: str  # the name sent
-    message: int  # the index of its message
-    sent: bool  # whether its id is sent (a derived id is not)
+#: A call of the latest model content: its position among the content's calls, the
+#: name sent, the index of its message, and whether its id is sent (a derived one is not).
+_Call = tuple[int, str, int, bool]
 
 
 class _Extra:
@@ -207,11 +203,11 @@ class _Writer:
         self.model_parts(m, own or EMPTY, i)
         start = len(self.parts)  # where the message's call parts start
         for k, c in enumerate(m.tool_calls):
-            part, sent = _function_call(c, f"messages[{i}].tool_calls[{k}]", self.losses, self.tag)
+            part, sent = _function_call(c, i, k, self.losses, self.tag)
             if k == 0:
                 self.signed[id(part)] = _made_elsewhere(c, self.tag)
             self.parts.append(part)
-            self.calls[c.id] = _Call(len(self.calls), c.name, i, sent)
+            self.calls[c.id] = (len(self.calls), c.name, i, sent)
         if m.invalid_tool_calls:
             self.invalid_calls(m, i)
         if own is not None or m.invalid_tool_calls:
@@ -237,9 +233,10 @@ class _Writer:
         self.answered.add(call_id)
         self.pending -= 1
         self.add_response(m, found, own, i)
-        if found.position < self.last:
+        position = found[0]
+        if position < self.last:
             self.settle = True  # out of call order: sorted when the content closes
-        self.last = found.position
+        self.last = position
         self.nresp += 1
 
     # -- the parts of a message ---------------------------------------------------------------
@@ -282,7 +279,7 @@ class _Writer:
         for k, bad in enumerate(m.invalid_tool_calls, len(m.tool_calls)):
             part, name = _invalid_call(bad, f"messages[{i}].tool_calls[{k}]", self.losses, self.tag)
             self.parts.append(part)
-            self.calls[bad.id] = _Call(len(self.calls), name, i, not _is_derived(bad.id))
+            self.calls[bad.id] = (len(self.calls), name, i, not _is_derived(bad.id))
 
     def calls_state(self, m: ToolCallMessage, own: Mapping[str, Any], start: int) -> None:
         """The kept state of a message's calls (``parts[start:]``): calls imported without
@@ -295,9 +292,9 @@ class _Writer:
             if isinstance(order, (list, tuple)) and sorted(order) == sorted(c.id for c in every):
                 # back in the order they came in (an invalid call before a valid one)
                 by_id = {c.id: (c, part) for c, part in zip(every, parts[start:], strict=True)}
-                base = self.calls[every[0].id].position
+                base = self.calls[every[0].id][0]
                 for j, call_id in enumerate(order):
-                    self.calls[call_id] = self.calls[call_id]._replace(position=base + j)
+                    self.calls[call_id] = (base + j, *self.calls[call_id][1:])
                 every = [by_id[call_id][0] for call_id in order]
                 parts[start:] = [by_id[call_id][1] for call_id in order]
         unsigned = own.get("calls_unsigned") is True
@@ -307,18 +304,19 @@ class _Writer:
         self, m: ToolResultMessage, found: _Call, own: Mapping[str, Any], i: int
     ) -> None:
         """A result's ``functionResponse``, at ``nresp``; its media after the responses (a Loss)."""
+        position, name, _, sent = found
         content = m.content
         text = content if isinstance(content, str) else m.text
-        fr: dict[str, Any] = {"id": m.tool_call_id} if found.sent else {}
-        fr["name"] = found.name
+        fr: dict[str, Any] = {"id": m.tool_call_id} if sent else {}
+        fr["name"] = name
         if own:
             fr["response"] = _response_object(m, text, own)
             _kept_response(fr, own)
         else:
             fr["response"] = {"error": text} if m.is_error else {"output": text}
         part = {"functionResponse": fr}
-        if not found.sent:
-            self.unsent[id(part)] = found.position
+        if not sent:
+            self.unsent[id(part)] = position
         self.parts.insert(self.nresp, part)
         if not isinstance(content, str):
             extra = self.kept_parts()
@@ -426,7 +424,7 @@ class _Writer:
     def position(self, part: dict[str, Any]) -> int:
         """The position of the call a response answers (its id, or as noted when it has none)."""
         call_id = part["functionResponse"].get("id")
-        return self.calls[call_id].position if call_id is not None else self.unsent[id(part)]
+        return self.calls[call_id][0] if call_id is not None else self.unsent[id(part)]
 
     def answer_the_rest(self, nresp: int) -> int:
         """Answer each call of the model content before this user content that has no
@@ -435,22 +433,22 @@ class _Writer:
         from ..._repair import UNANSWERED_TEXT  # rare: not loaded by every convert
 
         counts: dict[int, int] = {}  # calls seen per message: ``calls`` is in call order
-        for call_id, call in self.calls.items():
-            k = counts.get(call.message, 0)
-            counts[call.message] = k + 1
+        for call_id, (position, name, i, sent) in self.calls.items():
+            k = counts.get(i, 0)
+            counts[i] = k + 1
             if call_id in self.answered:
                 continue
             self.answered.add(call_id)
-            fr: dict[str, Any] = {"id": call_id} if call.sent else {}
-            fr["name"] = call.name
+            fr: dict[str, Any] = {"id": call_id} if sent else {}
+            fr["name"] = name
             fr["response"] = {"error": UNANSWERED_TEXT}
             part = {"functionResponse": fr}
-            if not call.sent:
-                self.unsent[id(part)] = call.position
+            if not sent:
+                self.unsent[id(part)] = position
             self.parts.insert(nresp, part)
             nresp += 1
             self.losses.add(
-                f"messages[{call.message}].tool_calls[{k}]",
+                f"messages[{i}].tool_calls[{k}]",
                 "unanswered tool call",
                 "answered with an error result: Gemini requires a response for every call",
             )
@@ -540,8 +538,11 @@ def _made_elsewhere(c: ToolCall | InvalidToolCall, tag: str) -> bool:
     return not _is_derived(c.id)
 
 
-def _function_call(c: ToolCall, path: str, losses: Losses, tag: str) -> tuple[dict[str, Any], bool]:
-    """The part of a call at ``path``, and whether its id is sent (a derived one is not)."""
+def _function_call(
+    c: ToolCall, i: int, k: int, losses: Losses, tag: str
+) -> tuple[dict[str, Any], bool]:
+    """The part of call ``k`` of message ``i``, and whether its id is sent (a derived one
+    is not)."""
     fc: dict[str, Any] = {}
     sent = not _is_derived(c.id)
     if sent:
@@ -550,7 +551,7 @@ def _function_call(c: ToolCall, path: str, losses: Losses, tag: str) -> tuple[di
     fc["args"] = plain_arguments(c.arguments)
     part: dict[str, Any] = {"functionCall": fc}
     if c.extras:
-        _call_state(c.extras, part, path, losses, tag)
+        _call_state(c.extras, part, f"messages[{i}].tool_calls[{k}]", losses, tag)
     return part, sent
 
 

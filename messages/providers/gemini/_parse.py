@@ -116,9 +116,10 @@ class Collector:
 
     def keep(self, part: Mapping[str, Any], key: str, prefix: str, pi: int) -> None:
         """Keep the fields of a part the canonical model has no place for."""
-        extra = extra_keys(part, key)
-        if extra:
-            self.keys.append(keys_item(extra, pi, f"{prefix}[{pi}]"))
+        if len(part) > 1:  # more than its data
+            extra = extra_keys(part, key)
+            if extra:
+                self.keys.append(keys_item(extra, pi, f"{prefix}[{pi}]"))
 
     def function_call(
         self, fc: Any, prefix: str, pi: int, key: str, sig: str | None
@@ -279,7 +280,8 @@ def parse_response(body: Any, tag: str) -> ChatResponse:
     cand = as_mapping(candidates[0], "candidates[0]")
     raw_finish = opt_field(cand, "finishReason", "candidates[0]")
     acc = Collector(response_id or "", tag)
-    acc.candidate = candidate_rest(cand, "candidates[0]") or None
+    if not CANDIDATE_FIELDS.issuperset(cand):
+        acc.candidate = candidate_rest(cand, "candidates[0]") or None
     content = cand.get("content")
     if content is not None:
         parts = as_mapping(content, "candidates[0].content").get("parts")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..._build import stream_delta, tool_call, tool_call_delta, trusted
@@ -25,7 +25,7 @@ from .._base import (
     opt_str,
     raw_json_text,
 )
-from ._parse import Collector, blocked_response, candidate_rest
+from ._parse import CANDIDATE_FIELDS, Collector, blocked_response, candidate_rest
 from ._wire import (
     NAME,
     block_reason,
@@ -273,20 +273,21 @@ class GeminiStream(StreamAccumulator):
             key = foreign_field(event)
             if key is not None:
                 raise self._foreign(key, n)
-        self._header(event, n)
+        base = f"events[{n}]"
+        self._header(event, n, base)
         if candidates is None:
             return ()
-        return self._candidate_chunk(candidates, n)
+        return self._candidate_chunk(candidates, n, base)
 
-    def _header(self, event: Mapping[str, Any], n: int) -> None:
+    def _header(self, event: Mapping[str, Any], n: int, base: str) -> None:
         """The fields of a chunk beside its candidates: usage, ids, prompt feedback."""
-        base = f"events[{n}]"
-        usage = field(event, "usageMetadata")
+        key = "usageMetadata" if event.get("usageMetadata") is not None else "usage_metadata"
+        usage = event.get(key)
         if usage is not None:
             # a running snapshot: only the last one counts, so it is read once, at finish
-            self._usage = (usage, n, spelled(event, "usageMetadata"))
+            self._usage = (usage, n, key)
         response_id = opt_field(event, "responseId", base)
-        if response_id is not None:
+        if response_id is not None and response_id != self._id:
             self._set_id(response_id)
         model = opt_field(event, "modelVersion", base)
         if model is not None:
@@ -295,25 +296,24 @@ class GeminiStream(StreamAccumulator):
         if feedback is not None:
             self._feedback(feedback, event, n)
 
-    def _candidate_chunk(self, candidates: Any, n: int) -> tuple[StreamDelta, ...]:
+    def _candidate_chunk(self, candidates: Any, n: int, base: str) -> tuple[StreamDelta, ...]:
         """The new parts of the first candidate, and its finish reason."""
-        path = f"events[{n}].candidates"
-        candidates = as_list(candidates, path)
-        if not candidates:
+        if not _array(candidates, base, ".candidates"):
             return ()
-        cand = as_mapping(candidates[0], f"{path}[0]")
+        cand = _object(candidates[0], base, ".candidates[0]")
         self._candidates = True
         deltas: list[StreamDelta] = []
         content = cand.get("content")
         if content is not None:
-            parts = as_mapping(content, f"{path}[0].content").get("parts")
+            parts = _object(content, base, ".candidates[0].content").get("parts")
             if parts is not None:
-                for pi, part in enumerate(as_list(parts, f"{path}[0].content.parts")):
+                for pi, part in enumerate(_array(parts, base, ".candidates[0].content.parts")):
                     self._part(part, n, pi, deltas)
-        finish = opt_field(cand, "finishReason", f"{path}[0]")
+        finish = opt_field(cand, "finishReason", base + ".candidates[0]")
         if finish is not None:
             self._finish = finish
-        self._candidate.update(candidate_rest(cand, f"{path}[0]"))
+        if not CANDIDATE_FIELDS.issuperset(cand):  # a later chunk's fields win
+            self._candidate.update(candidate_rest(cand, base + ".candidates[0]"))
         return tuple(deltas)
 
     @staticmethod
@@ -563,6 +563,21 @@ class GeminiStream(StreamAccumulator):
             None,
             self._id,
         )
+
+
+def _object(value: Any, base: str, where: str) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else DecodeError at ``base + where`` (the path
+    is made only then)."""
+    if isinstance(value, (dict, Mapping)):
+        return value
+    raise DecodeError(f"expected an object, got {json_type(value)}", base + where)
+
+
+def _array(value: Any, base: str, where: str) -> Sequence[Any]:
+    """``value`` when it is a JSON array, else DecodeError at ``base + where``."""
+    if isinstance(value, (list, tuple)):
+        return value
+    raise DecodeError(f"expected an array, got {json_type(value)}", base + where)
 
 
 def _call_delta(index: int, call_id: str | None, name: str | None, args: str | None) -> StreamDelta:
