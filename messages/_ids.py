@@ -1,12 +1,14 @@
 """Message ids: unique across processes, time-ordered, cheap to make.
 
-An id is 32 lowercase hex digits: 12 of Unix time in milliseconds, 8 of a random
+An id is 32 lowercase hex digits: 13 of Unix time in microseconds, 7 of a random
 per-process prefix, 12 of a per-process counter (40 bits used). Ids made later sort later
-(lexicographically) within a process, and across processes to the millisecond.
+(lexicographically) within a process, and across processes to the microsecond. A
+message's generated id carries its creation time, so ``_message`` keeps one of the two
+once the id is made (``id_time_ns``).
 
 A message does not format its id, nor build its ``created_at`` datetime, when it is
-built: ``_message`` keeps the clock reading and a sequence number until
-either field is first read, and formats them with the functions here.
+built: ``_message`` keeps the clock reading and a sequence number until either field
+is first read, and formats them with the functions here.
 """
 
 from __future__ import annotations
@@ -33,11 +35,10 @@ __all__ = [
     "call_id_of",
     "derive_call_id",
     "new_id",
-    "ms_of",
     "now",
     "stamp_created_at",
     "stamp_id",
-    "stamp_id_ms",
+    "id_time_ns",
     "stamp_text",
     "text_created_at",
     "time_ns",
@@ -73,11 +74,11 @@ time_ns = time.time_ns
 # to. A forked child adds a prefix of its own (parent and child would otherwise make
 # the same ids), from the next sequence number on: a message the parent made before
 # the fork keeps its parent's prefix, so it has the same id in both processes.
-_prefixes: list[tuple[int, str]] = [(0, os.urandom(4).hex())]
+_prefixes: list[tuple[int, str]] = [(0, os.urandom(4).hex()[:7])]
 
 
 def _reseed() -> None:
-    _prefixes.append((next(counter), os.urandom(4).hex()))
+    _prefixes.append((next(counter), os.urandom(4).hex()[:7]))
 
 
 if hasattr(os, "register_at_fork"):
@@ -93,12 +94,15 @@ def _prefix_of(seq: int) -> str:
 
 def stamp_id(ns: int, seq: int) -> str:
     """Format the id string of a clock reading (ns since the epoch) and a sequence number."""
-    return stamp_id_ms(ns // 1_000_000, seq)
+    first, prefix = _prefixes[-1]
+    if seq < first:  # made before this process forked
+        prefix = _prefix_of(seq)
+    return f"{ns // 1000:013x}{prefix}{seq & _SEQ_MASK:012x}"
 
 
-def stamp_id_ms(ms: int, seq: int) -> str:
-    """Format the id string of a Unix millisecond and a sequence number."""
-    return f"{ms:012x}{_prefix_of(seq)}{seq & _SEQ_MASK:012x}"
+def id_time_ns(id: str) -> int:
+    """The clock reading (ns, to the microsecond) a ``stamp_id`` id was made from."""
+    return int(id[:13], 16) * 1000
 
 
 def stamp_created_at(ns: int) -> datetime:
@@ -145,13 +149,6 @@ def text_created_at(s: str) -> datetime:
 def new_id() -> str:
     """Return a fresh id string."""
     return stamp_id(time_ns(), next(counter))
-
-
-def ms_of(value: datetime) -> int:
-    """The Unix millisecond of an aware datetime."""
-    from datetime import timedelta
-
-    return (value - _epoch()) // timedelta(milliseconds=1)
 
 
 def now() -> datetime:

@@ -34,10 +34,10 @@ from ._fields import (
 from ._frozen import EMPTY
 from ._ids import (
     counter,
-    ms_of,
+    id_time_ns,
     new_id,
     stamp_created_at,
-    stamp_id_ms,
+    stamp_id,
     stamp_text,
     text_created_at,
     time_ns,
@@ -355,35 +355,36 @@ class Message:
         )
 
 
-# -- id and created_at, made when read ------------------------------------------------------
+# -- id and created_at, made when first read -----------------------------------------------
 #
 # Building a message reads the clock and takes a sequence number, but formats neither:
 # its ``id`` slot holds the sequence number and its ``created_at`` slot the clock's
-# nanoseconds (a decoded message may hold its canonical timestamp text instead), and
-# the two descriptors below, which stand in for the dataclass's slot descriptors, make
-# the ``str`` id and the aware ``datetime`` from them each time they are read. Nothing
-# is written after construction, so threads need no care, and a message stays small.
-# This section is the only code that looks at the two slots; other modules use
-# ``created_at_text`` and ``start_stamps``.
+# nanoseconds. The two descriptors below stand in for the dataclass's slot descriptors:
+# the first read of ``id`` formats the id, which carries the clock reading to the
+# microsecond (``_ids.stamp_id``), stores it and empties the ``created_at`` slot
+# (None), whose datetime is then read from the id; the first encode keeps the canonical
+# text there (``created_at_text``). So reading ``id`` always gives a ``str``, reading
+# ``created_at`` an aware ``datetime``, and a message whose id was read holds one
+# 32-character string where it held two ints. A given created_at (a datetime, or a
+# decoded message's canonical text) stays in its slot.
+#
+# Threads may race on a first read: the id is stored before the created_at slot is
+# emptied, so a reader that finds the slot empty finds the id made; every thread that
+# formats the id stores an equal string. This section is the only code that looks at
+# the two slots; other modules use ``created_at_text`` and ``start_stamps``.
 
 _id_slot, _created_slot = Message.__dict__["id"], Message.__dict__["created_at"]
-# (None only inside a constructor, before the stamps are stored)
 _get_id: Callable[[object], str | int] = _id_slot.__get__
 _set_id: Callable[[object, object], None] = _id_slot.__set__
-_get_created: Callable[[object], datetime | str | int] = _created_slot.__get__
+_get_created: Callable[[object], datetime | str | int | None] = _created_slot.__get__
 _set_created: Callable[[object, object], None] = _created_slot.__set__
 _next_seq = counter.__next__
 
 
-def _read_id(message: object) -> str:
-    value = _get_id(message)
-    if isinstance(value, int):
-        return stamp_id_ms(_millisecond(message), value)
-    return value
-
-
 def _read_created_at(message: object) -> datetime:
     value = _get_created(message)
+    if value is None:  # read from the id (see above)
+        return stamp_created_at(id_time_ns(str(_get_id(message))))
     if isinstance(value, int):
         return stamp_created_at(value)
     if isinstance(value, str):
@@ -391,32 +392,43 @@ def _read_created_at(message: object) -> datetime:
     return value
 
 
-def _millisecond(message: object) -> int:
-    value = _get_created(message)
-    if isinstance(value, int):
-        return value // 1_000_000
-    return ms_of(text_created_at(value) if isinstance(value, str) else value)
+class _Id:
+    """The ``id`` attribute of the message classes (see above)."""
 
-
-class _Stamp:
-    """The ``id`` or ``created_at`` attribute of the message classes (see above)."""
-
-    __slots__ = ("_read", "_store")
-
-    def __init__(
-        self, read: Callable[[object], object], store: Callable[[object, object], None]
-    ) -> None:
-        self._read, self._store = read, store
+    __slots__ = ()
 
     def __get__(self, obj: object, owner: type | None = None) -> Any:
-        return self if obj is None else self._read(obj)
+        if obj is None:
+            return self
+        value = _get_id(obj)
+        if not isinstance(value, int):
+            return value
+        created = _get_created(obj)
+        if not isinstance(created, int):  # another thread made the id meanwhile
+            return _get_id(obj)
+        made = stamp_id(created, value)
+        _set_id(obj, made)
+        _set_created(obj, None)
+        return made
 
     def __set__(self, obj: object, value: object) -> None:
-        self._store(obj, value)
+        _set_id(obj, value)
 
 
-type.__setattr__(Message, "id", _Stamp(_read_id, _set_id))
-type.__setattr__(Message, "created_at", _Stamp(_read_created_at, _set_created))
+class _CreatedAt:
+    """The ``created_at`` attribute of the message classes (see above)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        return self if obj is None else _read_created_at(obj)
+
+    def __set__(self, obj: object, value: object) -> None:
+        _set_created(obj, value)
+
+
+type.__setattr__(Message, "id", _Id())
+type.__setattr__(Message, "created_at", _CreatedAt())
 
 
 def start_stamps(message: object, id: str | None, created_at: datetime | str | None) -> None:
@@ -440,9 +452,13 @@ def created_at_text(message: Message) -> str:
     value = _get_created(message)
     if isinstance(value, str):
         return value
+    if value is None:  # kept: a message is encoded again each time it is stored or sent
+        text = stamp_text(id_time_ns(str(_get_id(message))))
+        _set_created(message, text)
+        return text
     if isinstance(value, int):
         return stamp_text(value)
-    return f"{_read_created_at(message).isoformat(timespec='microseconds')[:-6]}Z"
+    return f"{value.isoformat(timespec='microseconds')[:-6]}Z"
 
 
 # -- building a message -------------------------------------------------------------------

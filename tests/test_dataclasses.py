@@ -394,15 +394,15 @@ def test_lazy_fields_read_from_many_threads_agree() -> None:
 
 def test_a_lazy_id_and_created_at_agree_on_the_millisecond() -> None:
     m = UserMessage("x")
-    ms = int(m.id[:12], 16)
+    ms = int(m.id[:13], 16) // 1000
     assert (
         ms == int(m.created_at.timestamp() * 1000) or abs(ms - m.created_at.timestamp() * 1000) < 1
     )
     n = UserMessage("y")
     _ = n.created_at  # created_at first: the id is still made from the same clock reading
     assert (
-        int(n.id[:12], 16) == int(n.created_at.timestamp() * 1000)
-        or abs(int(n.id[:12], 16) - n.created_at.timestamp() * 1000) < 1
+        int(n.id[:13], 16) // 1000 == int(n.created_at.timestamp() * 1000)
+        or abs(int(n.id[:13], 16) // 1000 - n.created_at.timestamp() * 1000) < 1
     )
 
 
@@ -417,8 +417,8 @@ def test_the_first_encode_writes_the_stamps_the_fields_read(first: str) -> None:
         _ = m.id
     d = m.to_dict()
     assert d["id"] == m.id and d["created_at"] == iso_utc(m.created_at)
-    assert int(m.id[:12], 16) == int(m.created_at.timestamp() * 1000) or (
-        abs(int(m.id[:12], 16) - m.created_at.timestamp() * 1000) < 1
+    assert int(m.id[:13], 16) // 1000 == int(m.created_at.timestamp() * 1000) or (
+        abs(int(m.id[:13], 16) // 1000 - m.created_at.timestamp() * 1000) < 1
     )
     assert m.to_dict() == d and UserMessage.from_dict(d) == m
 

@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import re
 import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -32,7 +33,7 @@ def test_ids_sort_by_time() -> None:
 def test_stamp_gives_consistent_id_and_time() -> None:
     ns = time_ns()
     created = stamp_created_at(ns)
-    assert int(stamp_id(ns, next(counter))[:12], 16) == int(created.timestamp() * 1000)
+    assert int(stamp_id(ns, next(counter))[:13], 16) // 1000 == int(created.timestamp() * 1000)
 
 
 @pytest.mark.parametrize("read_first", ["id", "created_at"])
@@ -44,7 +45,7 @@ def test_a_fresh_message_id_and_created_at_agree_whichever_is_read_first(read_fi
     else:
         mid = m.id
         created = m.created_at
-    assert int(mid[:12], 16) == int(created.timestamp() * 1000)
+    assert int(mid[:13], 16) // 1000 == int(created.timestamp() * 1000)
     assert (m.id, m.created_at) == (mid, created)
 
 
@@ -82,3 +83,15 @@ def test_a_message_made_before_a_fork_has_one_id_in_both_processes() -> None:
     assert seen_in_child == read_ids + [m.id for m in unread]
     made_here = [UserMessage("in the parent").id for _ in range(50)]
     assert not set(made_in_child) & set(made_here)
+
+
+def test_a_generated_id_carries_the_creation_time_to_the_microsecond() -> None:
+    m = UserMessage("x")
+    before = m.created_at
+    mid = m.id  # made now; the creation time is read from it from then on
+    assert int(mid[:13], 16) == (before - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(
+        microseconds=1
+    )
+    assert m.created_at == before and m.id == mid
+    again = UserMessage.from_dict(m.to_dict())
+    assert (again.id, again.created_at) == (mid, before)
