@@ -25,7 +25,7 @@ from ._parts import TextPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any, TypeVar
 
     from ._frozen import FrozenDict
@@ -47,11 +47,30 @@ __all__ = [
 ]
 
 _new = object.__new__
-_store = object.__setattr__
+
+# Each field is stored through its slot descriptor's setter (a frozen dataclass refuses
+# ``self.x = v``; ``object.__setattr__`` finds the same setter by name on every call).
+_SETTERS: dict[type, dict[str, Callable[[object, object], None]]] = {}
+
+
+def _setters(cls: type) -> dict[str, Callable[[object, object], None]]:
+    """The slot setter of every field of ``cls`` (a frozen slotted dataclass), by name."""
+    setters = _SETTERS.get(cls)
+    if setters is None:
+        setters = {}
+        for f in dataclasses.fields(cls):
+            for klass in cls.__mro__:
+                slot = klass.__dict__.get(f.name)
+                if slot is not None:
+                    setters[f.name] = slot.__set__
+                    break
+        _SETTERS[cls] = setters
+    return setters
 
 
 def _common(
     self: object,
+    setters: dict[str, Callable[[object, object], None]],
     name: str | None,
     metadata: FrozenDict,
     extras: FrozenDict,
@@ -59,10 +78,10 @@ def _common(
     id: str | None,
     created_at: Any,
 ) -> None:
-    _store(self, "name", name)
-    _store(self, "metadata", metadata)
-    _store(self, "extras", extras)
-    _store(self, "cache", cache)
+    setters["name"](self, name)
+    setters["metadata"](self, metadata)
+    setters["extras"](self, extras)
+    setters["cache"](self, cache)
     start_stamps(self, id, created_at)
 
 
@@ -78,8 +97,9 @@ def message(
 ) -> T:
     """A System/Developer/User/Assistant message (or such a subclass) of checked values."""
     self = _new(cls)
-    _store(self, "content", content)
-    _common(self, name, metadata, extras, cache, id, created_at)
+    setters = _setters(cls)
+    setters["content"](self, content)
+    _common(self, setters, name, metadata, extras, cache, id, created_at)
     return self
 
 
@@ -97,10 +117,11 @@ def tool_call_message(
 ) -> T:
     """A ToolCallMessage (or such a subclass) of checked values."""
     self = _new(cls)
-    _store(self, "content", content)
-    _store(self, "tool_calls", tool_calls)
-    _store(self, "invalid_tool_calls", invalid_tool_calls)
-    _common(self, name, metadata, extras, cache, id, created_at)
+    setters = _setters(cls)
+    setters["content"](self, content)
+    setters["tool_calls"](self, tool_calls)
+    setters["invalid_tool_calls"](self, invalid_tool_calls)
+    _common(self, setters, name, metadata, extras, cache, id, created_at)
     return self
 
 
@@ -119,11 +140,12 @@ def tool_result_message(
 ) -> T:
     """A ToolResultMessage (or such a subclass) of checked values."""
     self = _new(cls)
-    _store(self, "tool_call_id", tool_call_id)
-    _store(self, "content", content)
-    _store(self, "is_error", is_error)
-    _store(self, "tool_name", tool_name)
-    _common(self, name, metadata, extras, cache, id, created_at)
+    setters = _setters(cls)
+    setters["tool_call_id"](self, tool_call_id)
+    setters["content"](self, content)
+    setters["is_error"](self, is_error)
+    setters["tool_name"](self, tool_name)
+    _common(self, setters, name, metadata, extras, cache, id, created_at)
     return self
 
 
@@ -137,19 +159,23 @@ def tool_call(
 ) -> T:
     """A ToolCall (or such a subclass) of checked values; ``raw`` is the arguments text received."""
     self = _new(cls)
-    _store(self, "id", id)
-    _store(self, "name", name)
-    _store(self, "arguments", arguments)
-    _store(self, "extras", extras)
-    _store(self, "_raw", raw)
+    setters = _setters(cls)
+    setters["id"](self, id)
+    setters["name"](self, name)
+    setters["arguments"](self, arguments)
+    setters["extras"](self, extras)
+    setters["_raw"](self, raw)
     return self
 
 
 def text_part(text: str) -> TextPart:
     """A TextPart of a str the caller has checked."""
     part = _new(TextPart)
-    _store(part, "text", text)
+    _set_text(part, text)
     return part
+
+
+_set_text = _setters(TextPart)["text"]
 
 
 # -- the other value classes: every field given, in field order ------------------------
@@ -157,31 +183,21 @@ def text_part(text: str) -> TextPart:
 
 def trusted(cls: type[T], *values: Any) -> T:
     """Any frozen slotted dataclass from its field values in field order, unchecked."""
-    names = _field_names(cls)
-    if len(values) != len(names):
-        raise TypeError(f"{cls.__name__} has {len(names)} fields, {len(values)} given")
+    setters = _setters(cls)
+    if len(values) != len(setters):
+        raise TypeError(f"{cls.__name__} has {len(setters)} fields, {len(values)} given")
     self = _new(cls)
-    for name, value in zip(names, values, strict=True):
-        _store(self, name, value)
+    for store, value in zip(setters.values(), values, strict=True):
+        store(self, value)
     return self
 
 
 def trusted_fields(cls: type[T], values: Mapping[str, Any]) -> T:
     """``trusted`` with the values by field name; every field must be given."""
     self = _new(cls)
-    for name in _field_names(cls):
-        _store(self, name, values[name])
+    for name, store in _setters(cls).items():
+        store(self, values[name])
     return self
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names
 
 
 def usage(

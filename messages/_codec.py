@@ -422,7 +422,7 @@ def _decode(d: Mapping[str, Any], registry: MessageRegistry, want: type | None =
 def _decode_any(
     value: Any, registry: MessageRegistry, want: type | None
 ) -> Message | list[Message]:
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         return _decode(value, registry, want)
     if isinstance(value, (list, tuple)):
         return _decode_list(value, registry, want)
@@ -434,7 +434,7 @@ def _decode_list(
 ) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(value):
-        if not isinstance(item, Mapping):
+        if type(item) is not dict and not isinstance(item, Mapping):
             _fail(f"expected a message object, got {json_type(item)}", f"[{i}]")
         try:
             out.append(_decode(item, registry, want))
@@ -492,7 +492,7 @@ def message_from_dict(cls: type[M], d: Any, registry: MessageRegistry | None = N
     """
     reg = default_registry if registry is None else registry
     try:
-        if not isinstance(d, Mapping):
+        if type(d) is not dict and not isinstance(d, Mapping):
             _fail(f"expected a message object, got {json_type(d)}")
         return cast("M", _decode(d, reg, cls))  # _decode checked that it is a cls
     except DecodeError:
@@ -532,7 +532,7 @@ def messages_from_json(
 
 
 def _dec_tool_result(d: Any) -> ToolResult:
-    if not isinstance(d, Mapping):
+    if type(d) is not dict and not isinstance(d, Mapping):
         _fail(f"expected a tool result object, got {json_type(d)}")
     call_id, content, is_error, tool_name = tool_result_fields(d)
     return trusted(ToolResult, call_id, content, is_error, tool_name)
@@ -544,7 +544,7 @@ def tool_result_from_dict(d: Any) -> ToolResult:
 
 
 def _dec_delta(d: Any) -> ToolCallDelta:
-    if not isinstance(d, Mapping):
+    if type(d) is not dict and not isinstance(d, Mapping):
         _fail(f"expected a tool call delta object, got {json_type(d)}")
     index = d.get("index")
     if index.__class__ is not int or index < 0:
@@ -556,7 +556,7 @@ def _dec_delta(d: Any) -> ToolCallDelta:
     fn = d.get("function")
     name = arguments = None
     if fn is not None:
-        if not isinstance(fn, Mapping):
+        if type(fn) is not dict and not isinstance(fn, Mapping):
             _fail(f"expected an object, got {json_type(fn)}", "function")
         name = _opt_str(fn.get("name"), "function.name")
         arguments = _opt_str(fn.get("arguments"), "function.arguments")

@@ -317,7 +317,7 @@ def _cache(value: object) -> Any:
         return None
     from ._cache import CacheHint
 
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         _fail(f"expected an object, got {json_type(value)}", "cache")
     unknown = [k for k in value if k != "ttl"]
     if unknown:

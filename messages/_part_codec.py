@@ -263,7 +263,7 @@ def _mapping(value: Any, path: str) -> FrozenDict:
     """A JSON object field (metadata, extras, arguments) frozen, or DecodeError."""
     if value.__class__ is FrozenDict:
         return value
-    if value.__class__ is not dict and not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         _fail(f"expected an object, got {json_type(value)}", path)
     try:
         return freeze_mapping(value, path)
@@ -350,7 +350,7 @@ def _dec_image(p: Mapping[str, Any]) -> ImagePart:
         url: Any = str(img)
         data: Any = None
         media_type: Any = None
-    elif isinstance(img, Mapping):
+    elif type(img) is dict or isinstance(img, Mapping):
         url = img.get("url")
         data = img.get("data")
         media_type = img.get("media_type")
@@ -388,7 +388,7 @@ def _dec_image(p: Mapping[str, Any]) -> ImagePart:
 
 def _dec_audio(p: Mapping[str, Any]) -> AudioPart:
     a = p.get("input_audio")
-    if not isinstance(a, Mapping):
+    if type(a) is not dict and not isinstance(a, Mapping):
         _fail(f"expected an object with data and format, got {json_type(a)}", "input_audio")
     data = _req_str(a.get("data"), "input_audio.data")
     fmt = _req_str(a.get("format"), "input_audio.format", "a format")
@@ -399,7 +399,7 @@ def _dec_audio(p: Mapping[str, Any]) -> AudioPart:
 
 def _dec_file(p: Mapping[str, Any]) -> FilePart:
     f = p.get("file")
-    if not isinstance(f, Mapping):
+    if type(f) is not dict and not isinstance(f, Mapping):
         _fail(f"expected an object, got {json_type(f)}", "file")
     data = _opt_str(f.get("file_data"), "file.file_data")
     file_id = _opt_str(f.get("file_id"), "file.file_id")
@@ -449,7 +449,7 @@ _PART_CLASS_KINDS: dict[type, str] = {
 
 def _dec_part(p: Any, allowed: tuple[str, ...], where: str) -> ContentPart:
     """One part dict (path relative to the part)."""
-    if not isinstance(p, Mapping):
+    if type(p) is not dict and not isinstance(p, Mapping):
         if isinstance(p, str):
             return text_part(str(p))
         _fail(f"expected a part object, got {json_type(p)}")
@@ -607,7 +607,7 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
             calls.append(call)
         else:
             invalid.append(call)
-    ids = {c.id for c in calls} | {c.id for c in invalid}
+    ids: set[str] = {c.id for c in calls} | {c.id for c in invalid}
     if len(ids) != len(calls) + len(invalid):
         _duplicate_ids(value)
     return tuple(calls), tuple(invalid)
@@ -615,11 +615,13 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
 
 def _dec_call_entry(c: object) -> ToolCall | InvalidToolCall:
     """One entry of a ``tool_calls`` array (paths relative to it)."""
-    if not isinstance(c, Mapping):
+    if type(c) is not dict and not isinstance(c, Mapping):
         _fail(f"expected a tool call object, got {json_type(c)}")
-    cid = _call_id_of(c.get("id"))
+    cid = c.get("id")
+    if type(cid) is not str or not cid:
+        cid = _call_id_of(cid)
     fn = c.get("function")
-    if not isinstance(fn, Mapping):
+    if type(fn) is not dict and not isinstance(fn, Mapping):
         _fail(f"expected an object with name and arguments, got {json_type(fn)}", "function")
     kind = c.get("type")
     if kind is not None and kind != "function":
@@ -632,9 +634,13 @@ def _dec_call_entry(c: object) -> ToolCall | InvalidToolCall:
     name = str(name)
     if args is None:
         return tool_call(ToolCall, cid, name, EMPTY, extras, None)
+    if type(args) is str:  # the usual arguments: the text of a JSON object, exactly
+        frozen = object_text(args)
+        if frozen is not None:
+            return tool_call(ToolCall, cid, name, frozen, extras, args)
     if isinstance(args, str):
         return _text_arguments(cid, name, str(args), extras)
-    if isinstance(args, Mapping):
+    if type(args) is dict or isinstance(args, Mapping):
         return tool_call(ToolCall, cid, name, _mapping(args, "function.arguments"), extras, None)
     return _invalid(cid, name, args, None, extras)
 
@@ -651,7 +657,7 @@ def _duplicate_ids(value: Any) -> None:
 def _legacy_call(d: Mapping[str, Any]) -> ToolCall | InvalidToolCall:
     """The one call of a legacy ``function_call``; its id is derived from the message."""
     fc = d.get("function_call")
-    if fc.__class__ is not dict and not isinstance(fc, Mapping):
+    if type(fc) is not dict and not isinstance(fc, Mapping):
         _fail(f"expected an object with name and arguments, got {json_type(fc)}", "function_call")
     name = fc.get("name")
     args = fc.get("arguments")
