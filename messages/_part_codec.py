@@ -10,6 +10,7 @@ attribute lookup per call. The format and the decisions are described in
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn, TypeVar, overload
 
@@ -580,10 +581,14 @@ def object_text(text: str) -> FrozenDict | None:
         return None
     if type(value) is not dict or end != len(text):
         return None
-    try:
-        return freeze_mapping(value, "")
-    except ValidationError:
-        return None
+    for v in value.values():  # the keys of parsed JSON are strings
+        t = type(v)
+        if t is dict or t is list or (t is float and not math.isfinite(v)):
+            try:  # nested values, or a number JSON cannot hold (1e999 is inf)
+                return freeze_mapping(value, "")
+            except ValidationError:
+                return None
+    return FrozenDict(value) if value else EMPTY
 
 
 def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
@@ -596,6 +601,7 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
         _fail(f"expected an array of tool calls, got {json_type(value)}", "tool_calls")
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
+    ids: set[str] = set()
     for i, c in enumerate(value):
         try:
             call = _dec_call_entry(c)
@@ -607,8 +613,8 @@ def _dec_calls(value: Any) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall,
             calls.append(call)
         else:
             invalid.append(call)
-    ids: set[str] = {c.id for c in calls} | {c.id for c in invalid}
-    if len(ids) != len(calls) + len(invalid):
+        ids.add(call.id)
+    if len(ids) != len(value):
         _duplicate_ids(value)
     return tuple(calls), tuple(invalid)
 
