@@ -344,21 +344,20 @@ def _created_at(value: object) -> Any:
 def _stamps(d: Mapping[str, Any]) -> tuple[str | None, Any]:
     """``id`` and ``created_at`` of a message dict (None when absent or null)."""
     mid = d.get("id")
+    if mid is not None and (type(mid) is not str or not mid):
+        mid = _check_id(mid)
     created = d.get("created_at")
-    return (
-        None if mid is None else _check_id(mid),
-        None if created is None else _created_at(created),
-    )
+    return mid, None if created is None else _created_at(created)
 
 
 def _common(d: Mapping[str, Any], known: frozenset[str]) -> tuple[str | None, Any, Any, Any]:
     """``name``, ``metadata``, ``extras`` (the keys outside ``known``) and ``cache``."""
-    metadata = d.get("metadata")
+    name, metadata, cache = d.get("name"), d.get("metadata"), d.get("cache")
     return (
-        _opt_str(d.get("name"), "name"),
+        name if name is None or type(name) is str else _opt_str(name, "name"),
         EMPTY if metadata is None else _mapping(metadata, "metadata"),
         _extras(d, known, RESERVED_KEYS),
-        _cache(d.get("cache")),
+        None if cache is None else _cache(cache),
     )
 
 
