@@ -458,7 +458,7 @@ def created_at_text(message: Message) -> str:
         return text
     if isinstance(value, int):
         return stamp_text(value)
-    return f"{value.isoformat(timespec='microseconds')[:-6]}Z"
+    return _timestamps.iso_utc(value)  # a given datetime: its text is kept there
 
 
 # -- building a message -------------------------------------------------------------------
@@ -822,8 +822,9 @@ def builtin_base(cls: type) -> type[Message] | None:
     return None
 
 
-# The codec is imported on first use (import time); see _lazy.
+# The codec and datetime are imported on first use (import time); see _lazy.
 if TYPE_CHECKING:
-    from . import _codec
+    from . import _codec, _timestamps
 else:
     _codec = LazyModule("._codec", __package__, globals(), "_codec")
+    _timestamps = LazyModule("._timestamps", __package__, globals(), "_timestamps")
