@@ -320,10 +320,16 @@ _STARTS: dict[str, _Start] = {
 # -- deltas -----------------------------------------------------------------------------------
 
 
+def _string(delta: Mapping[str, Any], key: str, n: int) -> str:
+    """The string a delta carries under ``key`` (DecodeError naming it otherwise)."""
+    value = delta.get(key)
+    if type(value) is not str:
+        raise DecodeError("expected a string", f"events[{n}].delta.{key}")
+    return value
+
+
 def _text(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
-    text = delta.get("text")
-    if type(text) is not str:
-        raise DecodeError("expected a string", f"events[{n}].delta.text")
+    text = _string(delta, "text", n)
     if block.kind != "text":
         raise DecodeError("text_delta for a non-text block", f"events[{n}].delta.type")
     block.chunks.append(text)
@@ -331,9 +337,7 @@ def _text(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
 
 
 def _input_json(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
-    part = delta.get("partial_json")
-    if type(part) is not str:
-        raise DecodeError("expected a string", f"events[{n}].delta.partial_json")
+    part = _string(delta, "partial_json", n)
     if block.kind == "unknown":
         block.chunks.append(part)
         return _NONE
@@ -344,9 +348,7 @@ def _input_json(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
 
 
 def _thinking(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
-    text = delta.get("thinking")
-    if type(text) is not str:
-        raise DecodeError("expected a string", f"events[{n}].delta.thinking")
+    text = _string(delta, "thinking", n)
     if block.kind != "thinking":
         raise DecodeError("thinking_delta for a non-thinking block", f"events[{n}].delta.type")
     block.chunks.append(text)
@@ -354,9 +356,7 @@ def _thinking(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
 
 
 def _signature(block: _Block, delta: Mapping[str, Any], n: int) -> _Deltas:
-    sig = delta.get("signature")
-    if type(sig) is not str:
-        raise DecodeError("expected a string", f"events[{n}].delta.signature")
+    sig = _string(delta, "signature", n)
     if block.kind != "thinking":
         raise DecodeError("signature_delta for a non-thinking block", f"events[{n}].delta.type")
     block.signature = (block.signature or "") + sig
