@@ -22,7 +22,7 @@ its own write for another writer's.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ._backend import AsyncBackend, Backend, Record, Revision
@@ -31,8 +31,10 @@ from ._identity import SessionIdentity
 from ._storage import ChatHistoryStorage, _Write
 
 if TYPE_CHECKING:
+    from .._history import ConversationHistory
     from .._message import Message
     from .._repair import Repair
+    from .._tool_call import InvalidToolCall, ToolCall
 
 __all__ = ["AsyncChatHistoryStorage"]
 
@@ -40,8 +42,8 @@ __all__ = ["AsyncChatHistoryStorage"]
 class AsyncChatHistoryStorage:
     """The messages of one session, kept in a backend; the same methods as coroutines.
 
-    ``await storage.add_message(m)``, ``await storage.save()``, ... behave as
-    ChatHistoryStorage's (loading on first use, writing only what changed,
+    ``await storage.add(m)``, ``await storage.extend(history)``, ``await
+    storage.save()``, ... behave as ChatHistoryStorage's (loading on first use, writing only what changed,
     ConflictError for a rewrite that would drop another writer's messages).
     Safe to share between tasks of one event loop.
     """
@@ -144,11 +146,33 @@ class AsyncChatHistoryStorage:
             await self._ensure()
             return self._sync.messages()
 
-    async def last_message(self) -> Message | None:
+    async def last(self) -> Message | None:
         """The newest message, or None when there is none."""
         async with self._lock:
             await self._ensure()
-            return self._sync.last_message()
+            return self._sync.last()
+
+    async def last_message(self) -> Message | None:
+        """The newest message, or None: another name for :meth:`last`."""
+        return await self.last()
+
+    async def pending_tool_calls(self) -> tuple[ToolCall | InvalidToolCall, ...]:
+        """The calls of the last tool-call message that have no result yet, in call order."""
+        async with self._lock:
+            await self._ensure()
+            return self._sync.pending_tool_calls()
+
+    async def validate(self) -> None:
+        """Check the whole session from scratch against its policy (OrderingError if not)."""
+        async with self._lock:
+            await self._ensure()
+            self._sync.validate()
+
+    async def history(self) -> ConversationHistory:
+        """A new ConversationHistory holding the session's messages (a snapshot)."""
+        async with self._lock:
+            await self._ensure()
+            return self._sync.history()
 
     async def get(self, message_id: str) -> Message | None:
         """The message with this id, or None."""
@@ -164,11 +188,29 @@ class AsyncChatHistoryStorage:
 
     # -- changing ----------------------------------------------------------------------------
 
-    async def add_message(self, message: Message) -> Message | None:
+    async def add(self, message: Message) -> Message | None:
         """Add a message (after ``on_before_add``); return what was added, None if dropped."""
         async with self._lock:
             await self._ensure()
-            return self._sync.add_message(message)
+            return self._sync.add(message)
+
+    async def add_message(self, message: Message) -> Message | None:
+        """Add a message: another name for :meth:`add`."""
+        return await self.add(message)
+
+    async def extend(
+        self, messages: ConversationHistory | AsyncChatHistoryStorage | Iterable[Message]
+    ) -> tuple[Message, ...]:
+        """Add several messages, all or none (OrderingError); return those added.
+
+        As ``ChatHistoryStorage.extend``; ``messages`` may also be another
+        AsyncChatHistoryStorage (its messages are read first).
+        """
+        if isinstance(messages, AsyncChatHistoryStorage):
+            messages = await messages.messages()
+        async with self._lock:
+            await self._ensure()
+            return self._sync.extend(messages)
 
     async def replace(self, message_id: str, message: Message) -> Message:
         """Put ``message`` where the message with this id is; return the old one."""

@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from .._message import Message
+from .._ordering import kind_of
 from ..errors import DecodeError, OrderingError, StorageError, ValidationError
 from ._backend import Backend, Record, Revision, VersionedBackend
 from ._config import DROP, ChatHistoryConfig
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from .._history import ConversationHistory
     from .._ordering import OrderingPolicy
     from .._repair import Repair
+    from .._tool_call import InvalidToolCall, ToolCall
 
 __all__ = ["ChatHistoryStorage"]
 
@@ -71,6 +73,11 @@ class ChatHistoryStorage:
     policy, lenient by default), runs the config's hooks, and on ``save()`` writes
     only when something changed, truncating first when the last message's usage
     says the context window is exceeded. Thread-safe.
+
+    A stored session is a history: ``add``, ``extend``, ``last``,
+    ``pending_tool_calls``, ``validate``, ``messages`` and ``len`` are
+    ConversationHistory's, with its ordering rules; ``history()`` is a
+    ConversationHistory copy of the session.
     """
 
     __slots__ = (
@@ -306,10 +313,41 @@ class ChatHistoryStorage:
         with self._lock:
             return self._ensure().messages()
 
-    def last_message(self) -> Message | None:
-        """The newest message, or None when there is none."""
+    def last(self) -> Message | None:
+        """The newest message, or None when there is none (``ConversationHistory.last``)."""
         with self._lock:
             return self._ensure().last
+
+    def last_message(self) -> Message | None:
+        """The newest message, or None: another name for :meth:`last`."""
+        return self.last()
+
+    def pending_tool_calls(self) -> tuple[ToolCall | InvalidToolCall, ...]:
+        """The calls of the last tool-call message that have no result yet, in call order.
+
+        As ``ConversationHistory.pending_tool_calls``: invalid calls too, after the valid ones.
+        """
+        with self._lock:
+            return self._ensure().pending_tool_calls
+
+    def validate(self) -> None:
+        """Check the whole session from scratch against its policy (``ConversationHistory.validate``).
+
+        Raises OrderingError at the first violation.
+        """
+        with self._lock:
+            self._ensure().validate()
+
+    def history(self) -> ConversationHistory:
+        """A new ConversationHistory holding the session's messages, under its policy.
+
+        A snapshot: changing it does not change the session, nor the other way round.
+        """
+        from .._history import ConversationHistory
+
+        with self._lock:
+            h = self._ensure()
+            return ConversationHistory(h.messages(), policy=h.policy)
 
     def get(self, message_id: str) -> Message | None:
         """The message with this id, or None."""
@@ -329,32 +367,72 @@ class ChatHistoryStorage:
 
     # -- changing -----------------------------------------------------------------
 
-    def add_message(self, message: Message) -> Message | None:
+    def add(self, message: Message) -> Message | None:
         """Add a message (after ``on_before_add``); return what was added, None if dropped.
 
-        A message the ordering policy refuses raises OrderingError and changes nothing.
+        A message the ordering policy refuses raises OrderingError and changes
+        nothing. ``save()`` writes it.
         """
         with self._lock:
             h = self._ensure()
-            before = self._config.on_before_add
-            if before is not None:
-                result = before(message, self)
-                if result is DROP:
+            if self._config.on_before_add is not None:
+                kind_of(message, len(h))  # a non-message is refused before the hook sees it
+                kept = self._before_add(message)
+                if kept is None:
                     return None
-                if result is not None:
-                    if not isinstance(result, Message):
-                        raise ValidationError(
-                            f"on_before_add returned {type(result).__name__}; "
-                            "expected a Message, None or DROP",
-                            "on_before_add",
-                        )
-                    message = result
+                message = kept
             h.add(message)
             self._pending.append(message)
             after = self._config.on_after_add
             if after is not None:
                 after(message, self)
             return message
+
+    def add_message(self, message: Message) -> Message | None:
+        """Add a message: another name for :meth:`add`."""
+        return self.add(message)
+
+    def extend(self, messages: ConversationHistory | Iterable[Message]) -> tuple[Message, ...]:
+        """Add several messages, all or none; return those added (after ``on_before_add``).
+
+        ``messages`` is a ConversationHistory (to save an existing history into
+        the session) or any iterable of messages. ``on_before_add`` runs for each
+        message first, then the batch is checked as ``ConversationHistory.extend``
+        checks it: if any message breaks the policy, OrderingError and nothing is
+        added. ``on_after_add`` then runs for each message added. ``save()``
+        writes them.
+        """
+        batch = _batch(messages)
+        with self._lock:
+            h = self._ensure()
+            for i, m in enumerate(batch, len(h)):
+                kind_of(m, i)  # a non-message is refused before any hook sees it
+            if self._config.on_before_add is not None:
+                batch = [kept for m in batch if (kept := self._before_add(m)) is not None]
+            h.extend(batch)
+            self._pending.extend(batch)
+            after = self._config.on_after_add
+            if after is not None:
+                for m in batch:
+                    after(m, self)
+            return tuple(batch)
+
+    def _before_add(self, message: Message) -> Message | None:
+        """``on_before_add``'s verdict on ``message``: what to add, or None to drop it."""
+        before = self._config.on_before_add
+        if before is None:
+            return message
+        result = before(message, self)
+        if result is DROP:
+            return None
+        if result is None:
+            return message
+        if not isinstance(result, Message):
+            raise ValidationError(
+                f"on_before_add returned {type(result).__name__}; expected a Message, None or DROP",
+                "on_before_add",
+            )
+        return result
 
     def replace(self, message_id: str, message: Message) -> Message:
         """Put ``message`` where the message with this id is; return the old one.
@@ -514,6 +592,21 @@ class ChatHistoryStorage:
         h.clear()
         h.extend(msgs)
         self._rewrite = True
+
+
+def _batch(messages: object) -> list[Message]:
+    """The messages ``extend`` was given, as a list (ValidationError when not iterable)."""
+    from .._history import ConversationHistory
+
+    if isinstance(messages, (ConversationHistory, ChatHistoryStorage)):
+        return list(messages.messages())
+    if not isinstance(messages, Iterable):
+        raise ValidationError(
+            f"expected a ConversationHistory or an iterable of messages, "
+            f"got {type(messages).__name__}",
+            "messages",
+        )
+    return list(messages)
 
 
 def _checked_truncation(kept: Any) -> tuple[Message, ...] | None:
