@@ -181,15 +181,15 @@ def _part(block: Any, path: str, losses: _Losses) -> ContentPart | None:
 
 
 def _text(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
-    return TextPart(_str(block, "text", path))
+    return TextPart(_field(block, "text", path))
 
 
 def _image(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
-    return ImagePart(data=_str(block, "data", path), media_type=_str(block, "mimeType", path))
+    return ImagePart(data=_field(block, "data", path), media_type=_field(block, "mimeType", path))
 
 
 def _audio(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
-    return AudioPart(_str(block, "data", path), _audio_format(_str(block, "mimeType", path)))
+    return AudioPart(_field(block, "data", path), _audio_format(_field(block, "mimeType", path)))
 
 
 def _resource(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
@@ -198,8 +198,8 @@ def _resource(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPa
     where = f"{path}.resource"
     if not isinstance(res, Mapping):
         raise DecodeError(f"expected a resource object, got {type(res).__name__}", where)
-    uri = _str(res, "uri", where)
-    mime = _opt_str(res, "mimeType", where)
+    uri = _field(res, "uri", where)
+    mime = _optional_field(res, "mimeType", where)
     for key in ("annotations", "_meta"):
         if key in res:
             losses.add(
@@ -207,8 +207,8 @@ def _resource(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPa
             )
     if "text" in res:
         losses.add(f"{where}.uri", "the resource's URI", "not kept: its text is kept as text")
-        return TextPart(_str(res, "text", where))
-    blob = _str(res, "blob", where)
+        return TextPart(_field(res, "text", where))
+    blob = _field(res, "blob", where)
     if mime is not None and mime.startswith("image/"):
         losses.add(f"{where}.uri", "the resource's URI", "not kept: its image is kept")
         return ImagePart(data=blob, media_type=mime)
@@ -220,11 +220,11 @@ def _resource(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPa
 
 def _link(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
     """A resource link: an http(s) image by URL, else a line of text naming the link."""
-    uri = _str(block, "uri", path)
-    name = _str(block, "name", path)
-    mime = _opt_str(block, "mimeType", path)
-    title = _opt_str(block, "title", path)
-    description = _opt_str(block, "description", path)
+    uri = _field(block, "uri", path)
+    name = _field(block, "name", path)
+    mime = _optional_field(block, "mimeType", path)
+    title = _optional_field(block, "title", path)
+    description = _optional_field(block, "description", path)
     if mime is not None and mime.startswith("image/") and uri.startswith(("https://", "http://")):
         if title is not None or description is not None:
             losses.add(
@@ -249,15 +249,15 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str, _Losses], ContentPart]] = 
 }
 
 
-def _str(obj: Mapping[str, Any], key: str, path: str) -> str:
+def _field(obj: Mapping[str, Any], key: str, path: str) -> str:
     value = obj.get(key)
     if type(value) is not str:
         raise DecodeError(f"expected a str, got {type(value).__name__}", f"{path}.{key}")
     return value
 
 
-def _opt_str(obj: Mapping[str, Any], key: str, path: str) -> str | None:
-    return None if obj.get(key) is None else _str(obj, key, path)
+def _optional_field(obj: Mapping[str, Any], key: str, path: str) -> str | None:
+    return None if obj.get(key) is None else _field(obj, key, path)
 
 
 def _audio_format(mime: str) -> str:
@@ -295,13 +295,13 @@ def _tool(tool: Any, path: str, losses: _Losses) -> ToolDefinition | None:
     """One tool's definition; None for a name providers refuse (reported as a loss)."""
     if not isinstance(tool, Mapping):
         raise DecodeError(f"expected a tool object, got {type(tool).__name__}", path)
-    name = _str(tool, "name", path)
+    name = _field(tool, "name", path)
     if not tool_name_ok(name):
         rule = "dropped: tool names are letters, digits, _ and - (at most 64)"
         losses.add(f"{path}.name", f"the tool {ident(name)}", rule)
         return None
-    description = _opt_str(tool, "description", path)
-    title = _opt_str(tool, "title", path)
+    description = _optional_field(tool, "description", path)
+    title = _optional_field(tool, "title", path)
     if description is not None and title is not None and title != name:
         losses.add(f"{path}.title", "the tool's title", "not kept: the description is sent")
     for key in sorted(k for k in tool if k not in _TOOL_KEYS):
