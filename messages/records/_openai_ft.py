@@ -1,0 +1,82 @@
+"""OpenAI chat fine-tuning lines: ``{"messages": [...], "tools"?: [...]}``.
+
+The messages are chat-completions messages, read and written by the ``openai``
+provider. An assistant message's ``weight`` (0 or 1: whether the model learns from
+it) is kept in that message's extras, and a line's other fields (``parallel_tool_calls``,
+...) in the record's extras, so that both come back out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._frozen import EMPTY
+from ..errors import DecodeError
+from ..providers import get_provider
+from ..providers._base import Loss
+from ._common import Encoded, foreign_extras, frozen, list_at, parsed, split_tools
+from ._record import Record, trusted_record
+
+__all__ = ["read", "write"]
+
+_LINE = frozenset(("messages", "tools"))
+
+
+def read(obj: Mapping[str, Any]) -> Record:
+    """A fine-tuning line as a Record (no key: these lines have none)."""
+    listed = list_at(obj, "messages")
+    assert listed is not None
+    weights = {i: m["weight"] for i, m in enumerate(listed) if type(m) is dict and "weight" in m}
+    provider = get_provider("openai")
+    if weights:
+        body: Mapping[str, Any] = {
+            "messages": [
+                {k: v for k, v in m.items() if k != "weight"} if i in weights else m
+                for i, m in enumerate(listed)
+            ]
+        }
+    else:
+        body = obj
+    messages = parsed(provider, body, "")
+    if weights:
+        messages = _weighted(messages, weights, len(listed))
+    tools: tuple[Any, ...] = ()
+    listed_tools = list_at(obj, "tools", required=False)
+    if listed_tools:
+        tools, kept = split_tools(provider, listed_tools, "tools")
+        if kept:
+            raise DecodeError("a fine-tuning line holds function tools only", "tools")
+    extras = frozen(obj, _LINE)
+    return trusted_record(None, messages, tools, extras if extras else EMPTY)
+
+
+def _weighted(messages: tuple[Any, ...], weights: dict[int, Any], given: int) -> tuple[Any, ...]:
+    """The messages with each ``weight`` put back into its message's extras."""
+    if len(messages) != given:
+        raise DecodeError("a weight on a message that was merged with another", "messages")
+    out = list(messages)
+    for i, weight in weights.items():
+        if type(weight) is not int or weight not in (0, 1):
+            raise DecodeError("expected 0 or 1", f"messages[{i}].weight")
+        out[i] = out[i].with_extras({**out[i].extras, "weight": weight})
+    return tuple(out)
+
+
+def write(record: Record, n: int) -> Encoded:
+    """A Record as a fine-tuning line; its key is a loss (these lines have none)."""
+    losses: list[Loss] = []
+    conversion = get_provider("openai").convert(record.messages, record.tools)
+    losses.extend(conversion.losses)
+    wire = conversion.body["messages"]
+    if len(wire) == len(record.messages):
+        for i, message in enumerate(record.messages):
+            if "weight" in message.extras:
+                wire[i]["weight"] = message.extras["weight"]
+    line: dict[str, Any] = {"messages": wire}
+    if "tools" in conversion.body:
+        line["tools"] = conversion.body["tools"]
+    line.update(foreign_extras(record, "openai-ft", _LINE, losses))
+    if record.key is not None:
+        losses.append(Loss("key", "the record's key", "not carried: fine-tuning lines have no key"))
+    return line, losses
