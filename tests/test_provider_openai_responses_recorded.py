@@ -66,7 +66,11 @@ RECORDED_STREAMS = [
 ]
 
 
-@pytest.mark.parametrize("file", RECORDED_STREAMS)
+# The Copilot proxy's terminal items have other ids than its streamed items (test_sse.py).
+SAME_IDS = [f for f in RECORDED_STREAMS if "id_rotation" not in f]
+
+
+@pytest.mark.parametrize("file", SAME_IDS)
 def test_recorded_stream_assembles_without_the_terminal_output(file: str) -> None:
     events = _load(file)
     full, _ = run_stream(P, events)

@@ -457,7 +457,9 @@ def test_malformed_events_name_the_field(event: dict[str, Any], where: str) -> N
     assert info.value.path == where
 
 
-def test_an_item_id_that_contradicts_the_output_index_is_refused() -> None:
+def test_a_new_item_id_at_a_known_output_index_renames_that_item() -> None:
+    """The GitHub Copilot proxy gives every event a new item id (the recorded stream is in
+    test_sse.py): the item is the one at output_index, and it keeps the last id."""
     acc = P.stream()
     acc.feed(
         {
@@ -466,17 +468,20 @@ def test_an_item_id_that_contradicts_the_output_index_is_refused() -> None:
             "item": {"type": "message", "id": "msg_a", "role": "assistant", "content": []},
         }
     )
-    with pytest.raises(DecodeError) as info:
+    for n, iid in enumerate(("msg_b", "msg_c")):
         acc.feed(
             {
                 "type": "response.output_text.delta",
-                "item_id": "msg_b",
+                "item_id": iid,
                 "output_index": 0,
                 "content_index": 0,
-                "delta": "x",
+                "delta": "xy"[n],
             }
         )
-    assert info.value.path == "item_id"
+    r = acc.finish()
+    assert r.text == "xy"
+    [item] = r.message.extras["openai_responses"]["items"]
+    assert item["message"]["id"] == "msg_c"
 
 
 def test_origin_tags_the_streamed_state() -> None:

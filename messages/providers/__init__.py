@@ -20,6 +20,7 @@ from ._base import (
     StreamDelta,
     Usage,
 )
+from ._sse import iter_sse
 
 __all__ = [
     "PROVIDERS",
@@ -33,6 +34,7 @@ __all__ = [
     "StreamDelta",
     "Usage",
     "get_provider",
+    "iter_sse",
 ]
 
 #: The provider names ``get_provider`` accepts, and the module of each.
@@ -49,11 +51,28 @@ PROVIDERS: dict[str, str] = {
     "mistral": ".mistral",
 }
 
+#: Other names ``get_provider`` accepts (besides ``-`` for ``_`` in any name).
+_ALIASES: dict[str, str] = {"responses": "openai_responses"}
+
 _cache: dict[str, Provider] = {}
 
 
+def _provider_key(name: str) -> str | None:
+    """The ``PROVIDERS`` name that ``name`` stands for, or None when it names none.
+
+    Case-insensitive, ``-`` for ``_`` (``openai-responses``), and ``responses``
+    for ``openai_responses``.
+    """
+    key = name.strip().lower().replace("-", "_")
+    key = _ALIASES.get(key, key)
+    return key if key in PROVIDERS else None
+
+
 def get_provider(name: str, *, origin: str | None = None) -> Provider:
-    """The provider named ``name`` (case-insensitive): one of ``PROVIDERS``.
+    """The provider named ``name``: one of ``PROVIDERS``, or another spelling of one.
+
+    Names are case-insensitive and take ``-`` for ``_`` (``openai-responses``);
+    ``responses`` is ``openai_responses``.
 
     ``origin`` names the endpoint when opaque state must not travel between two
     endpoints of one provider (see ``Provider.tag``).
@@ -64,16 +83,15 @@ def get_provider(name: str, *, origin: str | None = None) -> Provider:
         return get_provider(name).at(origin)
     if not isinstance(name, str):
         raise ValidationError(f"provider name must be a str, got {type(name).__name__}", "provider")
-    key = name.strip().lower()
-    provider = _cache.get(key)
-    if provider is not None:
-        return provider
-    module = PROVIDERS.get(key)
-    if module is None:
+    key = _provider_key(name)
+    if key is None:
         raise ValidationError(
             f"unknown provider; valid providers: {', '.join(PROVIDERS)}", "provider"
         )
-    provider = importlib.import_module(module, __name__).PROVIDER
+    provider = _cache.get(key)
+    if provider is not None:
+        return provider
+    provider = importlib.import_module(PROVIDERS[key], __name__).PROVIDER
     assert isinstance(provider, Provider)
     _cache[key] = provider
     return provider

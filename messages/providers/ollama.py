@@ -97,6 +97,7 @@ from ._chat_completions import (
     respond,
     unique_ids,
 )
+from ._sse import is_done
 
 if TYPE_CHECKING:
     from ..tools import ToolDefinition
@@ -596,6 +597,8 @@ class OllamaStream(CountingStream):
     @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one NDJSON line (decoded); returns the deltas it carried."""
+        if is_done(event):  # an SSE end marker, if a caller passes one on
+            return _NO_DELTAS
         event = as_mapping(event, "")
         self._events += 1
         if self._model is None:

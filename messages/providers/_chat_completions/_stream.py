@@ -34,6 +34,7 @@ from .._base import (
     opt_str,
     opt_str_at,
 )
+from .._sse import is_done
 from ._readers import (
     FINISH,
     KEPT_LISTS,
@@ -54,7 +55,6 @@ __all__ = ["ChatCompletionsStream", "UsageReader"]
 #: Reads a usage object at a path: the Usage, and metadata keys it adds (e.g. a cost).
 UsageReader = Callable[[object, str], tuple[Usage | None, Mapping[str, Any] | None]]
 
-_DONE: Final = "[DONE]"
 _READS: Final = "chat.completion.chunk objects (with choices)"
 
 
@@ -136,8 +136,7 @@ class ChatCompletionsStream(CountingStream):
     @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one chunk; returns the text, reasoning and tool-call deltas it carried."""
-        given: object = event
-        if given == _DONE:  # the SSE end sentinel, if a caller passes it on
+        if is_done(event):  # the SSE end marker, if a caller passes it on
             return NO_DELTAS
         event = as_mapping(event, "")
         self._events += 1

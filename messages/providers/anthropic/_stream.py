@@ -34,6 +34,7 @@ from .._base import (
     opt_str,
     required_str,
 )
+from .._sse import is_done
 from ._blocks import AssistantTurn
 from ._common import NAME, STOP_REASONS, entry_error
 from ._response import stop_details, usage_of
@@ -113,6 +114,8 @@ class AnthropicStream(StreamAccumulator):
 
     def feed(self, event: Mapping[str, Any]) -> _Deltas:
         """Consume one event (the SSE ``data:`` payload, decoded)."""
+        if is_done(event):  # the SSE end marker, if a caller passes it on
+            return ()
         n = self._n
         self._n = n + 1
         # any exception at all (a hostile Mapping's included) leaves as a DecodeError

@@ -25,6 +25,7 @@ from .._base import (
     opt_str,
     raw_json_text,
 )
+from .._sse import is_done
 from ._parse import CANDIDATE_FIELDS, Collector, blocked_response, candidate_rest
 from ._wire import (
     NAME,
@@ -252,6 +253,8 @@ class GeminiStream(StreamAccumulator):
 
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one chunk (the SSE ``data:`` payload, decoded)."""
+        if is_done(event):  # the SSE end marker, if a caller passes it on
+            return ()
         n = self._n
         self._n = n + 1
         try:

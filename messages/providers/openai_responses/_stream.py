@@ -2,8 +2,10 @@
 response that ``parse_response`` gives for the completed Response object.
 
 Each event names its item by ``item_id`` and ``output_index``; deltas are routed by
-them (parallel calls interleave), never to "the last item". The stream keeps each
-output item as it grows (``output_item.added``, content parts, text, refusal,
+them (parallel calls interleave), never to "the last item". An ``item_id`` not seen
+before with the ``output_index`` of a known item renames that item (the GitHub
+Copilot proxy gives every event a new id): it keeps the last id seen. The stream
+keeps each output item as it grows (``output_item.added``, content parts, text, refusal,
 reasoning and argument deltas and their ``done`` events) and replaces it by the
 item of ``output_item.done``. ``finish()`` parses the terminal Response
 (``response.completed`` / ``incomplete`` / ``failed``) with its ``output``, or,
@@ -26,6 +28,7 @@ from ..._json import json_type
 from ..._streaming import ToolCallDelta
 from ...errors import DecodeError
 from .._base import ChatResponse, CountingStream, StreamDelta, parser
+from .._sse import is_done
 from ._parse import parse_response
 from ._read import error_details, mapping, opt_string, string
 
@@ -151,8 +154,7 @@ class ResponsesStream(CountingStream):
     @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one event; returns the text, reasoning and tool-call deltas it carried."""
-        given: object = event
-        if given == "[DONE]":  # the chat-completions sentinel, if a caller passes it on
+        if is_done(event):  # the SSE end marker, if a caller passes it on
             return _NONE
         event = mapping(event, "")
         self._events += 1
@@ -214,13 +216,8 @@ class ResponsesStream(CountingStream):
             index = _index(raw, "output_index")
             slot = self._items.get(index)
             if slot is not None:
-                known = slot.item.get("id")
-                if iid is not None and known is not None and known != iid:
-                    raise DecodeError(
-                        "item_id is not the id of the item at output_index", "item_id"
-                    )
                 if iid is not None:
-                    self._by_id[iid] = slot
+                    self._renamed(slot, iid)
                 return slot
         item: dict[str, Any] = {"type": kind}
         if iid is not None:
@@ -228,6 +225,16 @@ class ResponsesStream(CountingStream):
         if kind == "message":
             item["role"] = "assistant"
         return self._add(index, item)
+
+    def _renamed(self, slot: _Item, iid: str) -> None:
+        """An event names the item at its ``output_index`` by a new id: the item keeps it.
+
+        Proxies (GitHub Copilot's) give an item a new id in every event; the item is
+        the one at ``output_index`` and the last id seen is the one it is sent back with.
+        """
+        if slot.item.get("id") != iid:
+            slot.item = {**slot.item, "id": iid}
+        self._by_id[iid] = slot
 
     def _add(self, index: int, item: Mapping[str, Any]) -> _Item:
         slot = _Item(item)
