@@ -49,6 +49,7 @@ PROVIDERS: dict[str, str] = {
     "deepseek": ".deepseek",
     "openrouter": ".openrouter",
     "mistral": ".mistral",
+    "bedrock": ".bedrock",
 }
 
 #: Other names ``get_provider`` accepts (besides ``-`` for ``_`` in any name).
