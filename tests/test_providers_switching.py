@@ -32,9 +32,10 @@ PROVIDERS = (
     "deepseek",
     "openrouter",
     "mistral",
+    "bedrock",
 )
 #: Providers whose parallel tool-call fixture carries reasoning of their own.
-REASONING = ("anthropic", "gemini", "openai_responses", "deepseek", "openrouter")
+REASONING = ("anthropic", "gemini", "openai_responses", "deepseek", "openrouter", "bedrock")
 PAIRS = [(a, b) for a, b in itertools.permutations(PROVIDERS, 2)]
 
 THINKING_SIG = "EqQBCkYIBRgCKkDzQ3Vq0Z0switchingTestSignature0000000000000000"
@@ -66,12 +67,17 @@ def tool_call_response(provider: str) -> dict[str, Any]:
             "encrypted_content": ENCRYPTED,
         }
         body["output"].insert(0, reasoning)
+    elif provider == "bedrock":
+        body["output"]["message"]["content"][:0] = [
+            {"reasoningContent": {"reasoningText": {"text": THOUGHT, "signature": THINKING_SIG}}},
+            {"reasoningContent": {"redactedContent": REDACTED}},
+        ]
     return body
 
 
 def signatures(provider: str) -> list[str]:
     """The opaque strings only ``provider`` may receive back."""
-    if provider == "anthropic":
+    if provider in ("anthropic", "bedrock"):
         return [THINKING_SIG, REDACTED]
     if provider == "gemini":
         parts = fixture("gemini", "response_tool_calls_parallel.json")["candidates"][0]["content"][
@@ -228,7 +234,29 @@ def check_mistral(body: dict[str, Any]) -> None:
     assert all(len(i) == 9 and i.isascii() and i.isalnum() for i in ids), ids
 
 
+def check_bedrock(body: dict[str, Any]) -> None:
+    """Converse: user first, roles alternate, each toolResult answers a toolUse of the turn
+    before, no blank text, and a toolConfig whenever tool blocks are present."""
+    messages = body["messages"]
+    roles = [m["role"] for m in messages]
+    assert roles[0] == "user"
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
+    has_tools = False
+    for i, m in enumerate(messages):
+        blocks = m["content"]
+        assert blocks
+        assert all(b["text"].strip() for b in blocks if "text" in b), "a blank text block"
+        results = [b["toolResult"]["toolUseId"] for b in blocks if "toolResult" in b]
+        previous = messages[i - 1]["content"] if i else []
+        asked = [b["toolUse"]["toolUseId"] for b in previous if "toolUse" in b]
+        assert sorted(results) == sorted(asked), "results must answer exactly the previous calls"
+        has_tools = has_tools or bool(results or asked)
+    if has_tools:
+        assert body["toolConfig"]["tools"]
+
+
 CHECKS = {
+    "bedrock": check_bedrock,
     "deepseek": check_deepseek,
     "openrouter": lambda body: check_chat_completions(body, arguments_are_strings=True),
     "mistral": check_mistral,
