@@ -114,6 +114,19 @@ def test_every_fixture_file_is_in_the_manifest() -> None:
 # -- the corpus ---------------------------------------------------------------------------
 
 
+def images_with_detail(value: Any) -> Any:
+    """``value`` with ``detail: "auto"`` on each ``input_image`` that has none, as the
+    formatter sends it (the SDK's ResponseInputImageParam requires a detail)."""
+    if isinstance(value, list):
+        return [images_with_detail(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: images_with_detail(v) for k, v in value.items()}
+    if out.get("type") == "input_image":
+        out.setdefault("detail", "auto")
+    return out
+
+
 @pytest.mark.parametrize("entry", of_kind("request"), ids=ids(of_kind("request")))
 def test_request_fixture_imports_and_formats_back_the_same_body(entry: dict[str, Any]) -> None:
     data = load_fixture(entry)
@@ -138,8 +151,9 @@ def test_request_fixture_imports_and_formats_back_the_same_body(entry: dict[str,
     conversion = P.convert(ms, tools)
     assert conversion.losses == ()
     body = conversion.body
+    sent = images_with_detail(data)
     for key, value in body.items():
-        assert value == data[key], key
+        assert value == sent[key], key
     function_tools = [t for t in data.get("tools", ()) if t["type"] == "function"]
     for key in data:
         assert key in body or key in OPTIONS or (key == "tools" and not function_tools), key
@@ -295,14 +309,18 @@ def test_a_full_conversation_wire_shape() -> None:
                         "image_url": "https://example.com/a.png",
                         "detail": "high",
                     },
-                    {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}"},
+                    {
+                        "type": "input_image",
+                        "image_url": f"data:image/png;base64,{PNG}",
+                        "detail": "auto",
+                    },
                     {
                         "type": "input_file",
                         "file_data": "data:application/pdf;base64,JVBERi0=",
                         "filename": "a.pdf",
                     },
                     {"type": "input_file", "file_id": "file-123"},
-                    {"type": "input_image", "file_id": "file-img"},
+                    {"type": "input_image", "file_id": "file-img", "detail": "auto"},
                 ],
             },
             {"role": "assistant", "content": "Checking."},
@@ -313,7 +331,11 @@ def test_a_full_conversation_wire_shape() -> None:
                 "call_b",
                 [
                     {"type": "input_text", "text": "noon"},
-                    {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}"},
+                    {
+                        "type": "input_image",
+                        "image_url": f"data:image/png;base64,{PNG}",
+                        "detail": "auto",
+                    },
                 ],
             ),
             {"role": "developer", "content": "Now answer in French."},
@@ -371,7 +393,7 @@ CASES: list[tuple[str, list[Any], list[dict[str, Any]], list[tuple[str, str]]]] 
                 "call_a",
                 [
                     {"type": "input_text", "text": "Error: "},
-                    {"type": "input_image", "image_url": "https://x/y.png"},
+                    {"type": "input_image", "image_url": "https://x/y.png", "detail": "auto"},
                 ],
             ),
         ],

@@ -3,10 +3,10 @@ of the dev extra, through pydantic, which it depends on): the request bodies the
 formatter writes, for this provider's fixtures and for every conversation of the other
 providers' fixtures, and the fixtures themselves (Response objects, stream events).
 
-One documented difference: the SDK's ``ResponseInputImageParam`` marks ``detail`` as
-required, while the API reference says it defaults to ``auto``; an image without a
-detail is sent without one (as OpenAI's own examples do), so the check adds
-``"auto"`` before validating.
+The SDK's ``ResponseInputImageParam`` marks ``detail`` as required (the API reference
+says it defaults to ``auto``): every image is sent with one, ``"auto"`` when the part
+has none, and a parsed ``"auto"`` is a part without a detail, which goes back as
+``"auto"``.
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ from typing import Any
 import pytest
 from openai.types.responses import (
     Response,
+    ResponseInputImageParam,
     ResponseInputParam,
     ResponseStreamEvent,
     ToolParam,
 )
 from pydantic import TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
 
-from messages import Message
+from messages import FilePart, ImagePart, Message, TextPart
 from messages.providers import LossWarning, get_provider
 from messages.providers.openai_responses import PROVIDER
 from tests.conftest import fixture_entries, load_fixture
@@ -37,8 +39,9 @@ TOOLS: TypeAdapter[Any] = TypeAdapter(list[ToolParam])
 EVENT: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
 
 
-def with_image_detail(items: list[Any]) -> list[Any]:
-    """``items`` with ``detail: "auto"`` on message images that have none (see above)."""
+def fixture_images_with_detail(items: list[Any]) -> list[Any]:
+    """A fixture's items with ``detail: "auto"`` on message images that have none: the
+    API takes them (OpenAI's own examples leave it out), the SDK's type does not."""
     out = copy.deepcopy(items)
     for item in out:
         content = item.get("content") if isinstance(item, dict) and "role" in item else None
@@ -50,11 +53,11 @@ def with_image_detail(items: list[Any]) -> list[Any]:
 
 def check_body(body: dict[str, Any], formatted: bool = True) -> None:
     """The request body validates against the SDK's parameter types (a formatted body
-    has only the keys the formatter writes)."""
+    has only the keys the formatter writes, and every image its detail)."""
     items = body["input"]
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
-    INPUT.validate_python(with_image_detail(items))
+    INPUT.validate_python(items if formatted else fixture_images_with_detail(items))
     TOOLS.validate_python(body.get("tools", []))
     if formatted:
         assert set(body) <= {"input", "instructions", "tools", "previous_response_id"}
@@ -145,3 +148,52 @@ def test_the_check_catches_a_malformed_body() -> None:
         check_body({"input": [{"type": "function_call", "name": "f"}]})
     with pytest.raises(PydanticError):
         check_body({"input": [], "tools": [{"type": "function", "function": {"name": "f"}}]})
+
+
+IMAGE: TypeAdapter[Any] = TypeAdapter(ResponseInputImageParam)
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+
+
+@pytest.mark.parametrize(
+    ("part", "detail"),
+    [
+        (ImagePart(url="https://example.com/a.png"), "auto"),
+        (ImagePart.from_data_url(f"data:image/png;base64,{PNG}"), "auto"),
+        (ImagePart(url="https://example.com/a.png", detail="low"), "low"),
+        (ImagePart(url="https://example.com/a.png", detail="auto"), "auto"),
+        (FilePart(file_id="file-img", media_type="image/png"), "auto"),
+    ],
+)
+def test_every_image_is_sent_with_the_detail_the_sdk_type_requires(
+    part: ImagePart | FilePart, detail: str
+) -> None:
+    body = P.convert([Message.user([TextPart("Look"), part])]).body
+    [sent] = [p for p in body["input"][0]["content"] if p["type"] == "input_image"]
+    assert sent["detail"] == detail
+    IMAGE.validate_python(sent)
+    with pytest.raises(PydanticValidationError):
+        IMAGE.validate_python({k: v for k, v in sent.items() if k != "detail"})
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        {"type": "input_image", "image_url": "https://example.com/a.png", "detail": "auto"},
+        {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}", "detail": "auto"},
+        {"type": "input_image", "file_id": "file-img", "detail": "auto"},
+        {"type": "input_image", "image_url": "https://example.com/a.png", "detail": "high"},
+    ],
+)
+def test_a_parsed_detail_goes_back_as_it_came(image: dict[str, Any]) -> None:
+    """``auto`` is read as no detail (the API's default: no Loss to a provider without
+    details), and a part without a detail goes back as ``auto``."""
+    body = {"input": [{"role": "user", "content": [{"type": "input_text", "text": "Look"}, image]}]}
+    INPUT.validate_python(body["input"])
+    [m] = P.parse_messages(body)
+    [part] = [p for p in m.parts if not isinstance(p, TextPart)]
+    if isinstance(part, ImagePart):
+        assert part.detail == (None if image["detail"] == "auto" else image["detail"])
+    assert P.convert([m]).body == body
+    if image["detail"] == "auto":
+        losses = get_provider("anthropic").convert([m]).losses
+        assert not [loss for loss in losses if "detail" in f"{loss.path} {loss.what}"]

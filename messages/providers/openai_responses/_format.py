@@ -6,7 +6,7 @@ Rules (each that loses something is a Loss):
   ``instructions`` (unless it was read from ``input``, then it goes back there);
   later ones are ``system`` / ``developer`` message items in place.
 * User parts: text ``input_text``; images ``input_image`` (URL or data URL, with
-  ``detail``); files ``input_file`` (data URL, file id, filename), an image file
+  ``detail``, ``"auto"`` when the part has none); files ``input_file`` (data URL, file id, filename), an image file
   as ``input_image``. Audio and reasoning cannot be sent.
 * An assistant turn parsed by this provider goes back as the items it came from,
   in their order, with their ids, phases, annotations and refusals: its texts in
@@ -108,6 +108,8 @@ _UNANSWERED: Final = "Error: " + UNANSWERED_TEXT
 
 #: The parts a ``prompt_cache_breakpoint`` may go on.
 _MARKABLE: Final = frozenset(("input_text", "input_image", "input_file"))
+#: The detail of an image without one: the API's default, and required by the SDK's type.
+_AUTO: Final = "auto"
 _NO_PART: Final = no_part_rule("input part")
 _ASSISTANT_RULE: Final = input_only_rule("openai_responses")
 _TTL_RULE: Final = breakpoint_ttl_rule("openai_responses")
@@ -379,10 +381,7 @@ class Formatter:
         if isinstance(p, TextPart):
             return {"type": "input_text", "text": p.text}
         if isinstance(p, ImagePart):
-            d: dict[str, Any] = {"type": "input_image", "image_url": p.data_url}
-            if p.detail is not None:
-                d["detail"] = p.detail
-            return d
+            return {"type": "input_image", "image_url": p.data_url, "detail": p.detail or _AUTO}
         if isinstance(p, FilePart):
             return _file_item(p)
         what, rule = _unsendable(p, where)
@@ -402,6 +401,9 @@ class Formatter:
                 keys = record.get("keys")
                 if j < len(sent) and isinstance(keys, Mapping):
                     sent[j].update(thaw(keys))
+        for d in sent:  # the SDK's ResponseInputImageParam requires a detail
+            if d.get("type") == "input_image":
+                d.setdefault("detail", _AUTO)
         return sent
 
     def call(self, c: ToolCall | InvalidToolCall, i: int, k: int) -> dict[str, Any] | None:

@@ -339,6 +339,10 @@ def _image(p: Mapping[str, Any], where: str) -> tuple[ContentPart, dict[str, Any
     """An ``input_image`` part: an ImagePart (URL or data URL), or a FilePart by file id."""
     url = opt_string(p.get("image_url"), f"{where}.image_url")
     detail = opt_string(p.get("detail"), f"{where}.detail")
+    if detail == "auto":
+        # The default, which the SDK's type requires on every image: a part without a
+        # detail, which goes back as "auto" (and to other providers as no detail).
+        detail = None
     keys = {k: v for k, v in p.items() if k not in _IMAGE_FIELDS}
     if url is None:
         file_id = string(p.get("file_id"), f"{where}.file_id")
