@@ -405,3 +405,21 @@ def test_fuzz_mutated_fixtures_only_raise_decode_error(data: st.DataObject) -> N
     delete = bool(where) and data.draw(st.booleans())
     mutated = mutate(original, where, data.draw(json_values | _WORDS), delete)
     mutated_only_decode_error(PROVIDER, entry, mutated)
+
+
+def test_at_most_four_checkpoints_and_longer_lifetimes_first() -> None:
+    ms: list[Message] = [Message.system("s", cache=CacheHint())]
+    for k in range(4):
+        ms.append(Message.user(f"q{k}", cache=CacheHint("1h")))
+        ms.append(Message.assistant(f"a{k}"))
+    conversion = PROVIDER.convert(ms)
+    points = [b for b in conversion.body.get("system", []) if "cachePoint" in b]
+    points += [b for t in conversion.body["messages"] for b in t["content"] if "cachePoint" in b]
+    assert len(points) == 4
+    assert [(x.path, x.what) for x in conversion.losses] == [("messages[0].cache", "cache hint")]
+    assert all(p["cachePoint"] == {"type": "default", "ttl": "1h"} for p in points)
+    late = PROVIDER.convert(
+        [Message.user("a", cache=CacheHint()), Message.assistant("b", cache=CacheHint("1h"))]
+    )
+    assert late.body["messages"][1]["content"][-1] == {"cachePoint": {"type": "default"}}
+    assert [x.path for x in late.losses] == ["messages[1].cache.ttl"]

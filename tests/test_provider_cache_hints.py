@@ -68,6 +68,7 @@ KEYS = {
     "openrouter": CONTROL,
     "openai": BREAKPOINT,
     "openai_responses": BREAKPOINT,
+    "bedrock": "cachePoint",
 }
 _CHAT_INPUT = {
     "system": ("messages", 0, "content", -1),
@@ -79,6 +80,15 @@ _CHAT_INPUT = {
 #: Where the hint lands: the path (in the body) of the object that carries the key; a
 #: kind missing here is a Loss for that provider.
 LANDS: dict[str, dict[str, tuple[Any, ...]]] = {
+    "bedrock": {  # a cachePoint block after the message's blocks
+        "system": ("system", -1),
+        "developer": ("system", -1),
+        "user str": ("messages", 0, "content", -1),
+        "user parts": ("messages", 0, "content", -1),
+        "assistant": ("messages", 1, "content", -1),
+        "tool-call turn": ("messages", 1, "content", -1),
+        "tool result": ("messages", 2, "content", -1),
+    },
     "anthropic": {
         "system": ("system", -1),
         "developer": ("system", -1),
@@ -143,6 +153,8 @@ def _hint_losses(losses: tuple[Loss, ...], i: int) -> list[tuple[str, str]]:
 
 
 def _wire_value(name: str, ttl: str | None) -> dict[str, Any]:
+    if KEYS[name] == "cachePoint":
+        return {"type": "default"} if ttl is None else {"type": "default", "ttl": ttl}
     if KEYS[name] == BREAKPOINT:
         return {"mode": "explicit"}
     return {"type": "ephemeral"} if ttl is None else {"type": "ephemeral", "ttl": ttl}

@@ -31,7 +31,7 @@ from ...errors import ValidationError
 from .._base import Losses, joined_text, plain_arguments
 from .._cache_hints import NOT_SENT, hint_loss, no_part_rule
 from ._common import BLANK_RULE, blank, own_state
-from ._hints import cache_point
+from ._hints import cache_point, limit_points
 from ._parts import PartWriter
 from ._tools import call_state_losses, invalid_tool_use, tool_use
 
@@ -67,6 +67,7 @@ class _Writer:
         "calls",
         "last",
         "losses",
+        "marks",
         "n_res",
         "out",
         "parts",
@@ -88,6 +89,7 @@ class _Writer:
         self.unanswered: dict[str, tuple[int, int]] = {}  # call id -> (message, call index)
         self.called: list[str] = []  # tool names called, first use first
         self.last = -1  # the latest assistant message sent
+        self.marks: list[tuple[dict[str, Any], int]] = []  # (cachePoint block, its message)
 
     # -- one method per message kind ---------------------------------------------------------
 
@@ -241,7 +243,9 @@ class _Writer:
         if not sent:
             hint_loss(self.losses, i, no_part_rule("content block"))
             return
-        blocks.append(cache_point(m.cache))
+        point = cache_point(m.cache)
+        blocks.append(point)
+        self.marks.append((point, i))
 
     def empty(self, m: Message, i: int) -> None:
         self.losses.add(f"messages[{i}]", f"empty {m.role.value} message", _EMPTY_RULE)
@@ -307,6 +311,8 @@ class _Writer:
             self.answer(self.out[-1]["content"])
         if self.role == "assistant":
             _strip_final(self.out[-1]["content"], self.last, self.losses)
+        if self.marks:
+            limit_points(self.system, self.out, self.marks, self.losses)
         body: dict[str, Any] = {"messages": self.out}
         if self.system:
             body["system"] = self.system
