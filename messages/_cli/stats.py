@@ -1,4 +1,5 @@
-"""``stats IN``: messages per role, tool calls per name, unanswered calls, estimated tokens."""
+"""``stats IN``: messages per role, tool calls per name (invalid ones counted, and said),
+unanswered calls, estimated tokens."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from .._message import ToolResultMessage
 from .._role import MessageRole
 from .._tokens import estimate_tokens
+from .._tool_call import InvalidToolCall
 from .decode import decode
 from .sink import pretty
 from .source import Opened
@@ -18,11 +20,15 @@ if TYPE_CHECKING:
 
 __all__ = ["run"]
 
+#: The name shown for an invalid tool call that has none (no tool name has parentheses).
+_UNNAMED = "(unnamed)"
+
 
 def run(args: argparse.Namespace) -> int:
     """Run ``stats``; return the exit status."""
     roles = dict.fromkeys(MessageRole, 0)
     calls: dict[str, int] = {}
+    invalid: dict[str, int] = {}
     pending: dict[str, str] = {}
     tokens = 0
     with Opened(args) as source:
@@ -32,24 +38,44 @@ def run(args: argparse.Namespace) -> int:
             tokens += estimate_tokens(message)
             if isinstance(message, ToolResultMessage):
                 pending.pop(message.tool_call_id, None)
-            for call in message.tool_calls:
-                calls[call.name] = calls.get(call.name, 0) + 1
-                pending[call.id] = call.name
+            for call in (*message.tool_calls, *message.invalid_tool_calls):
+                name = call.name or _UNNAMED
+                calls[name] = calls.get(name, 0) + 1
+                pending[call.id] = name
+                if isinstance(call, InvalidToolCall):  # counted, and said
+                    invalid[name] = invalid.get(name, 0) + 1
     total = sum(roles.values())
     if args.json:
         report = {
             "messages": total,
             "roles": {role.value: n for role, n in roles.items()},
             "tool_calls": dict(sorted(calls.items())),
+            "invalid_tool_calls": dict(sorted(invalid.items())),
             "unanswered_tool_calls": [{"id": i, "name": n} for i, n in pending.items()],
             "estimated_tokens": tokens,
         }
         sys.stdout.write(json_printable(pretty(report)) + "\n")
         return 0
+    _table(total, roles, calls, invalid, pending, tokens)
+    return 0
+
+
+def _table(
+    total: int,
+    roles: dict[MessageRole, int],
+    calls: dict[str, int],
+    invalid: dict[str, int],
+    pending: dict[str, str],
+    tokens: int,
+) -> None:
+    """The figures as aligned rows on stdout."""
     rows: list[tuple[str, int]] = [("messages", total)]
     rows += [(f"  {role.value}", n) for role, n in roles.items() if n]
     rows.append(("tool calls", sum(calls.values())))
     rows += [(f"  {name}", n) for name, n in sorted(calls.items())]
+    if invalid:
+        rows.append(("invalid tool calls (of these)", sum(invalid.values())))
+        rows += [(f"  {name}", n) for name, n in sorted(invalid.items())]
     rows.append(("unanswered tool calls", len(pending)))
     unanswered: dict[str, int] = {}
     for name in pending.values():
@@ -60,4 +86,3 @@ def run(args: argparse.Namespace) -> int:
     digits = max(len(str(n)) for _, n in rows)
     for label, n in rows:
         say(f"{label:<{width}}  {n:>{digits}}")
-    return 0
