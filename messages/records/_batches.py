@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._frozen import EMPTY, FrozenDict, freeze, thaw
 from ..errors import DecodeError, ident
-from ..providers import get_provider
 from ..providers._base import Loss
 from ._common import (
     Encoded,
@@ -26,6 +25,7 @@ from ._common import (
     list_at,
     object_at,
     parsed,
+    provider,
     split_tools,
     weight_losses,
 )
@@ -87,15 +87,15 @@ FT_BODY_KEYS = ("parallel_tool_calls",)
 
 
 def _request(
-    provider: Provider, body: Mapping[str, Any], path: str, conversation: frozenset[str]
+    wire: Provider, body: Mapping[str, Any], path: str, conversation: frozenset[str]
 ) -> tuple[tuple[Any, ...], tuple[Any, ...], FrozenDict]:
     """A request body's messages, function tools, and its other options (frozen)."""
-    messages = parsed(provider, body, path)
+    messages = parsed(wire, body, path)
     tools: tuple[Any, ...] = ()
     options = frozen(body, conversation, path)
     listed = list_at(body, "tools", required=False) if "tools" in body else None
     if listed:
-        tools, kept = split_tools(provider, listed, f"{path}.tools")
+        tools, kept = split_tools(wire, listed, f"{path}.tools")
         if kept:
             options = freeze({**options, "tools": kept}, path)
     return messages, tools, options
@@ -106,8 +106,8 @@ def read_batch(obj: Mapping[str, Any], batch: Batch) -> Record:
     key = key_at(obj, batch.id_key)
     body = object_at(obj, batch.container)
     assert body is not None
-    provider = get_provider(batch.provider)
-    messages, tools, options = _request(provider, body, batch.container, batch.conversation)
+    wire = provider(batch.provider)
+    messages, tools, options = _request(wire, body, batch.container, batch.conversation)
     extras = dict(frozen(obj, frozenset((batch.id_key, batch.container))))
     if options:
         extras[batch.container] = options
@@ -125,8 +125,8 @@ def read_openai(obj: Mapping[str, Any]) -> Record:
         raise DecodeError(f"url {ident(url)} is not one of {', '.join(URLS)}", "url")
     body = object_at(obj, "body")
     assert body is not None
-    provider = get_provider(URLS[url])
-    messages, tools, options = _request(provider, body, "body", _CONVERSATION[url])
+    wire = provider(URLS[url])
+    messages, tools, options = _request(wire, body, "body", _CONVERSATION[url])
     extras = dict(frozen(obj, _OPENAI_LINE))
     if options:
         extras["body"] = options
@@ -136,10 +136,10 @@ def read_openai(obj: Mapping[str, Any]) -> Record:
 
 
 def _body(
-    record: Record, provider: Provider, options: Mapping[str, Any], losses: list[Loss]
+    record: Record, wire: Provider, options: Mapping[str, Any], losses: list[Loss]
 ) -> dict[str, Any]:
     """The request body: the kept options, then the conversation and tools the provider wrote."""
-    conversion = provider.convert(record.messages, record.tools)
+    conversion = wire.convert(record.messages, record.tools)
     losses.extend(conversion.losses)
     body = thaw(options) if options else {}
     kept = body.pop("tools", None)
@@ -153,7 +153,7 @@ def write_batch(record: Record, n: int, batch: Batch) -> Encoded:
     """A Record as an Anthropic or Gemini batch line (a key made from ``n`` when it has none)."""
     losses: list[Loss] = []
     options = record.extras.get(batch.container, EMPTY)
-    body = _body(record, get_provider(batch.provider), _mapping(options), losses)
+    body = _body(record, provider(batch.provider), _mapping(options), losses)
     foreign_extras(record, batch.name, frozenset((batch.container,)), losses)
     weight_losses(record, batch.name, losses)
     key = record.key if record.key is not None else f"request-{n}"
@@ -176,7 +176,7 @@ def write_openai(record: Record, n: int, options: Options) -> Encoded:
     for name in FT_BODY_KEYS:
         if name in extras and name not in body_options:
             body_options[name] = extras[name]
-    body = _body(record, get_provider(URLS[url]), body_options, losses)
+    body = _body(record, provider(URLS[url]), body_options, losses)
     foreign_extras(record, "openai-batch", frozenset(("body", "url", *FT_BODY_KEYS)), losses)
     weight_losses(record, "openai-batch", losses)
     key = record.key if record.key is not None else f"request-{n}"

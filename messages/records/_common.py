@@ -25,6 +25,7 @@ __all__ = [
     "list_at",
     "object_at",
     "parsed",
+    "provider",
     "split_tools",
     "weight_losses",
 ]
@@ -48,6 +49,19 @@ class Options(NamedTuple):
     """For ``openai-batch``: every line to this url (None: the record's own, else chat completions)."""
     stamps: bool = True
     """For ``canonical``: write each message's id and created_at (False: leave them out)."""
+
+
+_providers: dict[str, Provider] = {}
+
+
+def provider(name: str) -> Provider:
+    """The provider called ``name``, looked up once per process (every record asks for it)."""
+    found = _providers.get(name)
+    if found is None:
+        from ..providers import get_provider
+
+        found = _providers[name] = get_provider(name)
+    return found
 
 
 def object_at(

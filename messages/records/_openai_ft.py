@@ -13,9 +13,8 @@ from typing import Any
 
 from .._frozen import EMPTY
 from ..errors import DecodeError
-from ..providers import get_provider
 from ..providers._base import Loss
-from ._common import Encoded, foreign_extras, frozen, list_at, parsed, split_tools
+from ._common import Encoded, foreign_extras, frozen, list_at, parsed, provider, split_tools
 from ._record import Record, trusted_record
 
 __all__ = ["read", "write"]
@@ -28,7 +27,7 @@ def read(obj: Mapping[str, Any]) -> Record:
     listed = list_at(obj, "messages")
     assert listed is not None
     weights = {i: m["weight"] for i, m in enumerate(listed) if type(m) is dict and "weight" in m}
-    provider = get_provider("openai")
+    wire = provider("openai")
     if weights:
         body: Mapping[str, Any] = {
             "messages": [
@@ -38,13 +37,13 @@ def read(obj: Mapping[str, Any]) -> Record:
         }
     else:
         body = obj
-    messages = parsed(provider, body, "")
+    messages = parsed(wire, body, "")
     if weights:
         messages = _weighted(messages, weights, len(listed))
     tools: tuple[Any, ...] = ()
     listed_tools = list_at(obj, "tools", required=False)
     if listed_tools:
-        tools, kept = split_tools(provider, listed_tools, "tools")
+        tools, kept = split_tools(wire, listed_tools, "tools")
         if kept:
             raise DecodeError("a fine-tuning line holds function tools only", "tools")
     extras = frozen(obj, _LINE)
@@ -66,7 +65,7 @@ def _weighted(messages: tuple[Any, ...], weights: dict[int, Any], given: int) ->
 def write(record: Record, n: int) -> Encoded:
     """A Record as a fine-tuning line; its key is a loss (these lines have none)."""
     losses: list[Loss] = []
-    conversion = get_provider("openai").convert(record.messages, record.tools)
+    conversion = provider("openai").convert(record.messages, record.tools)
     losses.extend(conversion.losses)
     wire = conversion.body["messages"]
     if len(wire) == len(record.messages):

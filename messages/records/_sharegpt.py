@@ -11,6 +11,7 @@ before them in order, and each call gets an id derived from its place and text.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,9 +30,17 @@ from .._message import (
 from .._parts import TextPart
 from .._tool_call import ToolCall
 from ..errors import DecodeError, MessageError, ident
-from ..providers import get_provider
 from ..providers._base import Loss, is_derived_id
-from ._common import Encoded, foreign_extras, frozen, key_at, list_at, split_tools, weight_losses
+from ._common import (
+    Encoded,
+    foreign_extras,
+    frozen,
+    key_at,
+    list_at,
+    provider,
+    split_tools,
+    weight_losses,
+)
 from ._record import Record, trusted_record
 
 __all__ = ["read", "write"]
@@ -159,11 +168,23 @@ def _tools(value: object) -> tuple[Any, ...]:
     """The tool definitions of a line's ``tools``: JSON text (or a list) of function definitions."""
     if value is None or value == "":
         return ()
-    listed = loads(value, "tools") if type(value) is str else value
+    if type(value) is str:
+        return _tools_of_text(value)
+    return _definitions(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _tools_of_text(text: str) -> tuple[Any, ...]:
+    """The definitions of a ``tools`` text, kept for the next lines: a dataset's lines
+    mostly repeat a few tool lists, and the definitions are immutable."""
+    return _definitions(loads(text, "tools"))
+
+
+def _definitions(listed: object) -> tuple[Any, ...]:
     if type(listed) is not list:
         raise DecodeError(f"expected a list of tool definitions, got {json_type(listed)}", "tools")
     wrapped = [{"type": "function", "function": t} for t in listed]
-    tools, _ = split_tools(get_provider("openai"), wrapped, "tools")
+    tools, _ = split_tools(provider("openai"), wrapped, "tools")
     return tools
 
 
@@ -268,7 +289,7 @@ def write(record: Record, n: int) -> Encoded:
     line: dict[str, Any] = {} if record.key is None else {"id": record.key}
     line["conversations"] = turns
     if record.tools:
-        functions = [t["function"] for t in get_provider("openai").format_tools(record.tools)]
+        functions = [t["function"] for t in provider("openai").format_tools(record.tools)]
         line["tools"] = dumps_compact(functions)
     line.update(foreign_extras(record, "sharegpt", _LINE, losses))
     weight_losses(record, "sharegpt", losses)
