@@ -32,6 +32,10 @@ _LOSS_PATH = re.compile(r"messages\[(\d+)\](.*)", re.DOTALL)
 
 def run(args: argparse.Namespace) -> int:
     """Run ``convert``; return the exit status."""
+    if args.records:
+        from .records import convert as records_convert
+
+        return records_convert(args)
     # A progress line would tear output written to the same terminal.
     to_terminal = args.output in (None, "-") and isatty(sys.stdout)
     with Opened(args, progress=not to_terminal) as source:

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from .formats import FORMATS
+from .record_args import ALL_FORMATS, add_record_options, check_record_args
 from .source import DEFAULT_MAX_SIZE, MAX_SIZE_ENV
 
 TYPE_CHECKING = False
@@ -183,7 +183,7 @@ def _add_format(parser: argparse.ArgumentParser, *flags: str, dest: str, what: s
         dest=dest,
         metavar="P",
         type=_format_name,
-        choices=FORMATS,
+        choices=ALL_FORMATS,
         default="canonical",
         help=f"format of {what}: %(choices)s (default: canonical)",
     )
@@ -225,7 +225,7 @@ def _add_convert(commands: Any) -> None:
         dest="to_format",
         metavar="Q",
         type=_format_name,
-        choices=FORMATS,
+        choices=ALL_FORMATS,
         required=True,
         help="format to write (any of --from's)",
     )
@@ -240,6 +240,7 @@ def _add_convert(commands: Any) -> None:
         action="store_true",
         help="exit 1 instead of warning when the target cannot carry something",
     )
+    add_record_options(convert, "convert")
 
 
 def _add_validate(commands: Any) -> None:
@@ -254,6 +255,7 @@ def _add_validate(commands: Any) -> None:
     validate.add_argument(
         "--all", action="store_true", help="report every problem found, not only the first"
     )
+    add_record_options(validate, "validate")
 
 
 def _add_stats(commands: Any) -> None:
@@ -262,6 +264,7 @@ def _add_stats(commands: Any) -> None:
     )
     _add_format(stats, "--format", dest="format", what="IN")
     stats.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_record_options(stats, "stats")
 
 
 def _add_repair(commands: Any) -> None:
@@ -280,6 +283,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The arguments of ``argv``; SystemExit (2) on a usage error, as argparse does."""
     parser = _parser()
     args = parser.parse_args(argv)
+    check_record_args(parser, args)
     if args.command == "convert":
         if args.output_format and args.to_format not in ("canonical", "envelope"):
             parser.error("--output-format applies only to canonical or envelope output")

@@ -50,6 +50,10 @@ def policy_named(name: str) -> OrderingPolicy:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``validate``; return the exit status."""
+    if args.records:
+        from .records import validate as records_validate
+
+        return records_validate(args)
     replay = _Replay(policy_named(args.policy), keep_going=args.all)
     found = 0
     opened = Opened(args)
