@@ -81,7 +81,7 @@ def test_stats_counts_invalid_tool_calls_and_says_how_many_were_invalid(
     messages = [
         Message.user("find"),
         ToolCallMessage(calls[:2], invalid_tool_calls=bad[:1]),
-        *(ToolResultMessage(c.id, "ok") for c in (*calls[:2], *bad[:1])),
+        *(ToolResultMessage(i, "ok") for i in ("call_0", "call_1", "call_bad")),
         ToolCallMessage(calls[2:], invalid_tool_calls=bad[1:]),
         *(ToolResultMessage(c.id, "ok") for c in calls[2:]),
     ]

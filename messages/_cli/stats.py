@@ -8,7 +8,7 @@ import sys
 from .._message import ToolResultMessage
 from .._role import MessageRole
 from .._tokens import estimate_tokens
-from .._tool_call import InvalidToolCall
+from .._tool_call import InvalidToolCall, ToolCall
 from .decode import decode
 from .sink import pretty
 from .source import Opened
@@ -26,10 +26,6 @@ _UNNAMED = "(unnamed)"
 
 def run(args: argparse.Namespace) -> int:
     """Run ``stats``; return the exit status."""
-    if args.records:
-        from .records import stats as records_stats
-
-        return records_stats(args)
     roles = dict.fromkeys(MessageRole, 0)
     calls: dict[str, int] = {}
     invalid: dict[str, int] = {}
@@ -42,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
             tokens += estimate_tokens(message)
             if isinstance(message, ToolResultMessage):
                 pending.pop(message.tool_call_id, None)
-            for call in (*message.tool_calls, *message.invalid_tool_calls):
+            made: list[ToolCall | InvalidToolCall] = [*message.tool_calls]
+            made += message.invalid_tool_calls
+            for call in made:
                 name = call.name or _UNNAMED
                 calls[name] = calls.get(name, 0) + 1
                 pending[call.id] = name
