@@ -26,6 +26,10 @@ _UNNAMED = "(unnamed)"
 
 def run(args: argparse.Namespace) -> int:
     """Run ``stats``; return the exit status."""
+    if args.records:
+        from .records import stats as records_stats
+
+        return records_stats(args)
     roles = dict.fromkeys(MessageRole, 0)
     calls: dict[str, int] = {}
     invalid: dict[str, int] = {}
