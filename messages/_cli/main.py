@@ -15,6 +15,7 @@ import sys
 from ..errors import MessageError
 from .parser import parse
 from .source import reason
+from .store import UsageFailure, refuse_sqlite_input
 from .terminal import STDIN_CLOSED, STDOUT_CLOSED, Failure, stream_closed, warn
 
 TYPE_CHECKING = False
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["main"]
+
+#: The module of a command whose name is not a module name.
+_MODULES = {"import": "import_"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,8 +37,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
         _check_streams(args)
-        run = importlib.import_module(f".{args.command}", __package__).run
+        refuse_sqlite_input(args)
+        module = _MODULES.get(args.command, args.command)
+        run = importlib.import_module(f".{module}", __package__).run
         status: int = run(args)
+    except UsageFailure as exc:
+        warn(str(exc))
+        return 2
     except (MessageError, Failure) as exc:
         warn(str(exc))
     except BrokenPipeError:

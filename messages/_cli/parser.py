@@ -84,6 +84,41 @@ examples:
 """
 
 
+_STORE_HELP = """\
+STORE is a SQLite file (one that exists, or for import a new one ending .db,
+.sqlite or .sqlite3), a JSON-file directory (one that exists, or for import a
+new one ending with /), or a postgresql:// URL (needs psycopg:
+pip install 'llm-messages[postgres]').
+"""
+
+_EXPORT_EPILOG = f"""\
+Writes the session's messages as JSON Lines: one canonical message dict
+(Message.to_dict) per line, in order, which every command and import read.
+A session that was never saved is an error (exit status 1) that names the
+agent's sessions; a session saved empty writes nothing. Nothing is written to
+STORE.
+
+{_STORE_HELP}
+examples:
+  {PROG} export chats.db --agent support-bot --session chat-42 -o chat.jsonl
+  {PROG} export postgresql://app@db.internal/app --agent bot --session s1 --scope user-7
+"""
+
+_IMPORT_EPILOG = f"""\
+Appends the messages of IN (any format convert reads) to the stored session,
+checked against the ordering rules after the messages already stored (the
+session is created when it does not exist). A message that does not decode or
+breaks the order is reported with its place in IN (exit status 1) and nothing
+is written, not even a new store; otherwise stderr says how many messages were
+added.
+
+{_STORE_HELP}
+examples:
+  {PROG} import chat.jsonl chats.db --agent support-bot --session chat-42
+  {PROG} import body.json sessions/ --agent bot --session s1 --format anthropic
+"""
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     """argparse's formatter, told the terminal's width instead of asking ``shutil``.
 
@@ -209,6 +244,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_validate(commands)
     _add_stats(commands)
     _add_repair(commands)
+    _add_export(commands)
+    _add_import(commands)
     return parser
 
 
@@ -277,6 +314,46 @@ def _add_repair(commands: Any) -> None:
     _add_format(repair, "--format", dest="format", what="IN and of the output")
     _add_policy(repair)
     _add_output(repair)
+
+
+def _add_session(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "store", metavar="STORE", help="SQLite file, directory or postgresql:// URL"
+    )
+    parser.add_argument("--agent", required=True, metavar="A", help="the session's agent")
+    parser.add_argument("--session", required=True, metavar="S", help="the session's name")
+    parser.add_argument("--scope", metavar="U", help="the session's scope (e.g. a user)")
+    parser.add_argument(
+        "--table-prefix",
+        metavar="PREFIX",
+        help="for a postgresql:// STORE: the tables' prefix (default: messages_)",
+    )
+
+
+def _add_export(commands: Any) -> None:
+    summary = "write a stored session as JSON Lines"
+    export: argparse.ArgumentParser = commands.add_parser(
+        "export",
+        help=summary,
+        description=summary[0].upper() + summary[1:] + ".",
+        epilog=_EXPORT_EPILOG,
+        formatter_class=_Formatter,
+    )
+    _add_session(export)
+    _add_output(export)
+    export.set_defaults(input=None, max_size=DEFAULT_MAX_SIZE)  # no IN to read
+
+
+def _add_import(commands: Any) -> None:
+    imp = _command(commands, "import", "append a transcript to a stored session", _IMPORT_EPILOG)
+    _add_session(imp)
+    _add_format(imp, "--format", "--from", dest="format", what="IN")
+    imp.add_argument(
+        "--policy",
+        choices=("strict", "lenient"),
+        default="lenient",
+        help="ordering rules to apply (default: lenient, as ChatHistoryStorage)",
+    )
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:

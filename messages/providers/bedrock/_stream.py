@@ -8,7 +8,7 @@ have none), ``contentBlockDelta`` (``text``, ``toolUse.input`` fragments,
 one of the stream's exceptions (``internalServerException``,
 ``modelStreamErrorException``, ``validationException``, ``throttlingException``,
 ``serviceUnavailableException``), which ends it with an ERROR response. A ``"[DONE]"``
-string is skipped. A block kind this module does not know (a citation, a server
+string (or bytes) is skipped. A block kind this module does not know (a citation, a server
 tool's result) is kept in ``extras[tag]["streamed"]`` with its start and deltas.
 A stream that ends without ``messageStop`` (and without an exception) is truncated.
 """
@@ -26,13 +26,14 @@ from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError
 from .._base import (
     ChatResponse,
-    StreamAccumulator,
+    CountingStream,
     StreamDelta,
     as_mapping,
     freeze_decoded,
     make_response,
     opt_str,
 )
+from .._sse import is_done
 from ._blocks import AssistantTurn
 from ._common import b64_text, entry_error
 from ._response import error_response, finish_of, kept_state, read_usage
@@ -66,7 +67,7 @@ class _Block:
         self.start: list[Any] = []  # an unknown block's start and deltas, as they came
 
 
-class BedrockStream(StreamAccumulator):
+class BedrockStream(CountingStream):
     """Accumulates ConverseStream events into a ChatResponse (module docstring)."""
 
     def __init__(self, tag: str) -> None:
@@ -82,10 +83,10 @@ class BedrockStream(StreamAccumulator):
 
     def feed(self, event: Any) -> _Deltas:
         """Consume one event; the text, reasoning and tool-call deltas it carries."""
+        if is_done(event):
+            return _NONE
         n = self._events
         self._events += 1
-        if event == "[DONE]":
-            return _NONE
         try:
             return self._feed(event, n)
         except DecodeError:
