@@ -21,7 +21,14 @@ from ._message import (
 from ._parts import AudioPart, ContentPart, FilePart, ImagePart, ReasoningPart, TextPart
 from ._role import MessageRole
 from ._tool_call import InvalidToolCall, ToolCall
-from .errors import DecodeError, MessageError, OrderingError, StorageError, ValidationError
+from .errors import (
+    DecodeError,
+    LossError,
+    MessageError,
+    OrderingError,
+    StorageError,
+    ValidationError,
+)
 
 TYPE_CHECKING = False  # not typing's: `import messages` does not import typing
 if TYPE_CHECKING:
@@ -56,6 +63,7 @@ __all__ = [
     "DecodeError",
     "OrderingError",
     "StorageError",
+    "LossError",
     # roles and content
     "MessageRole",
     "TextPart",

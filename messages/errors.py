@@ -10,11 +10,15 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import NoReturn
+
+    from .providers import Loss
 
 __all__ = [
     "ROOT",
     "DecodeError",
+    "LossError",
     "MessageError",
     "OrderingError",
     "StorageError",
@@ -72,6 +76,25 @@ class MessageError(ValueError):
 
 class ValidationError(MessageError):
     """A value object rejected its arguments."""
+
+
+class LossError(ValidationError):
+    """A provider was asked to format a conversation it cannot carry in full.
+
+    Raised by ``format_request`` and ``convert`` with ``on_loss="raise"`` (or
+    ``strict=True``) before anything is formatted. ``losses`` lists every loss the
+    request would have had; the message names the first one's path and what was lost,
+    and the count. A ValidationError, so ``except ValidationError`` keeps catching it.
+    """
+
+    losses: tuple[Loss, ...]
+
+    def __init__(self, message: str, path: str = "", losses: Iterable[Loss] = ()) -> None:
+        super().__init__(message, path)
+        self.losses = tuple(losses)
+
+    def __reduce__(self) -> tuple[type[LossError], tuple[str, str, tuple[Loss, ...]]]:
+        return (type(self), (self.message, self.path, self.losses))
 
 
 class DecodeError(MessageError):

@@ -54,7 +54,8 @@ def test_convert_example_to_each_provider(
     lines = err.splitlines()
     assert len(lines) == len(conversion.losses)
     for line, loss in zip(lines, conversion.losses, strict=True):
-        assert line == f"warning: {provider}: {loss.path.removeprefix('messages')}: {loss.rule}"
+        where = loss.path.removeprefix("messages")
+        assert line == f"warning: {provider}: {where}: {loss.what} ({loss.rule})"
 
 
 @pytest.mark.parametrize("provider", ["openai", "groq", "vllm", "ollama"])

@@ -32,7 +32,8 @@ def test_convert_example_to_each_dialect(capsys: pytest.CaptureFixture[str], pro
     lines = err.splitlines()
     assert conversion.losses and len(lines) == len(conversion.losses)
     for line, loss in zip(lines, conversion.losses, strict=True):
-        assert line == f"warning: {provider}: {loss.path.removeprefix('messages')}: {loss.rule}"
+        where = loss.path.removeprefix("messages")
+        assert line == f"warning: {provider}: {where}: {loss.what} ({loss.rule})"
 
 
 @pytest.mark.parametrize("provider", DIALECTS)

@@ -335,7 +335,7 @@ def test_a_message_that_is_not_a_message_is_refused_by_its_index() -> None:
     with pytest.raises(ValidationError) as info:
         PROVIDER.format_request([UserMessage("q"), {"role": "user", "content": "x"}])  # type: ignore[list-item]
     assert info.value.path == "messages[1]"
-    assert "cannot format a message of type dict" in info.value.message
+    assert "expected a Message, got dict" in info.value.message
 
 
 def test_kept_cache_hints_never_reach_another_provider() -> None:

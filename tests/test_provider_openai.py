@@ -224,8 +224,8 @@ def test_image_in_tool_result_moves_to_a_user_message_after_the_tool_run() -> No
     assert moved[1]["image_url"]["url"].startswith("data:image/png;base64,")
     assert moved[3]["image_url"]["url"] == "https://x.test/2.png"
     assert [(loss.path, loss.what) for loss in conversion.losses] == [
-        ("messages[1].content[1]", "ImagePart in a tool result"),
-        ("messages[2].content[0]", "ImagePart in a tool result"),
+        ("messages[1].content[1]", "image in a tool result"),
+        ("messages[2].content[0]", "image in a tool result"),
     ]
     assert all("moved to a user message" in loss.rule for loss in conversion.losses)
 

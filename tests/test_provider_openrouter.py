@@ -191,7 +191,7 @@ def test_reasoning_goes_back_only_to_openrouter() -> None:
     conversion = there.convert(ms)
     assert "reasoning_details" not in conversion.body["messages"][1]
     assert {x.what for x in conversion.losses} == {
-        "reasoning_details from openrouter",
+        "reasoning details from openrouter",
         "signed reasoning from openrouter",
     }
 

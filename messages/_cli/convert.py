@@ -16,7 +16,7 @@ from .formats import is_provider
 from .ids import Identities
 from .sink import Sink, compact, pretty
 from .source import Document, Opened
-from .terminal import isatty, warn_losses
+from .terminal import isatty, loss_words, warn_losses
 from .tools import body_tools
 
 TYPE_CHECKING = False
@@ -80,7 +80,7 @@ def _to_provider(
     located = not is_provider(args.from_format)
     report = [(args.from_format, path, rule) for path, rule in dropped]
     report += [
-        (provider.name, input_path(loss.path, decoded) if located else loss.path, loss.rule)
+        (provider.name, input_path(loss.path, decoded) if located else loss.path, loss_words(loss))
         for loss in conversion.losses
     ]
     if warn_losses(args.strict, report, provider.name):

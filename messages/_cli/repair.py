@@ -18,7 +18,7 @@ from .formats import is_provider
 from .ids import Identities
 from .sink import Sink, compact, pretty
 from .source import Document, Lines, Opened
-from .terminal import Failure, warn, warn_losses
+from .terminal import Failure, loss_words, warn, warn_losses
 from .validate import policy_named
 
 TYPE_CHECKING = False
@@ -90,7 +90,7 @@ def _write_provider(
     conversion = provider.convert(fixed)
     # A loss names its place in the repaired conversation (messages[i] of it), as
     # convert does for a provider's input.
-    report = [(provider.name, loss.path, loss.rule) for loss in conversion.losses]
+    report = [(provider.name, loss.path, loss_words(loss)) for loss in conversion.losses]
     warn_losses(False, report, provider.name)
     body = {k: v for k, v in conversion.body.items() if k in _CONVERSATION_KEYS}
     _check_carried(provider.parse_messages(body), policy_named(args.policy), provider.name)

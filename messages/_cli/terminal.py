@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, ClassVar
 
+    from ..providers import Loss
+
 __all__ = [
     "STDIN_CLOSED",
     "STDOUT_CLOSED",
@@ -22,6 +24,7 @@ __all__ = [
     "Progress",
     "isatty",
     "json_printable",
+    "loss_words",
     "printable",
     "say",
     "stream_closed",
@@ -103,11 +106,17 @@ def say(line: str) -> None:
         stream.write(printable(line) + "\n")
 
 
-def warn_losses(strict: bool, report: list[tuple[str, str, str]], target: str) -> bool:
-    """Print each ``(who, path, rule)`` not carried as a warning (an error with ``strict``).
+def loss_words(loss: Loss) -> str:
+    """What a provider loss says after its path: what was lost and the rule, in the
+    words ``str(loss)`` uses."""
+    return f"{loss.what} ({loss.rule})"
 
-    Only the path and the rule: a loss's description is not needed to find it.
-    Returns True when ``strict`` stops the command.
+
+def warn_losses(strict: bool, report: list[tuple[str, str, str]], target: str) -> bool:
+    """Print each ``(who, path, words)`` not carried as a warning (an error with ``strict``).
+
+    ``words`` say what was lost and the rule applied (``loss_words`` for a provider's
+    Loss), never content. Returns True when ``strict`` stops the command.
     """
     kind = "error" if strict else "warning"
     for who, path, rule in report:

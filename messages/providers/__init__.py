@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import LossError
 from ._base import (
     ChatResponse,
     Conversion,
@@ -28,6 +29,7 @@ __all__ = [
     "Conversion",
     "FinishReason",
     "Loss",
+    "LossError",
     "LossWarning",
     "Provider",
     "StreamAccumulator",

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import enum
 import functools
+import threading
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, TypeVar, cast
 
 from .. import _build
 from .._fields import check_tool_name
@@ -24,12 +25,26 @@ from .._message import AssistantMessage, Message, ToolCallMessage
 from .._parts import ContentPart, ReasoningPart, TextPart
 from .._streaming import ToolCallDelta
 from .._tool_call import InvalidToolCall, ToolCall
-from ..errors import DecodeError, MessageError, ValidationError, ident
+from ..errors import DecodeError, MessageError, ValidationError
+from ._arguments import OnLoss, conversation_of, on_loss_of, tools_of
+from ._losses import (
+    DROP_OTHER_REASONING,
+    Conversion,
+    Loss,
+    Losses,
+    LossWarning,
+    foreign_state_losses,
+    kept_unknown,
+    key_items,
+    loss_error,
+)
+from ._warned import WarnedLosses
 
 if TYPE_CHECKING:
-    from ..tools import ToolDefinition
+    from ..tools import Toolbox, ToolDefinition
 
 __all__ = [
+    "DROP_OTHER_REASONING",
     "ChatResponse",
     "Conversion",
     "FinishReason",
@@ -42,6 +57,9 @@ __all__ = [
     "Usage",
     "build_assistant",
     "derive_call_id",
+    "foreign_state_losses",
+    "key_items",
+    "kept_unknown",
 ]
 
 
@@ -173,62 +191,6 @@ class ChatResponse:
         )
 
 
-class LossWarning(UserWarning):
-    """Something the provider cannot carry was converted or dropped."""
-
-
-@dataclass(frozen=True, slots=True)
-class Loss:
-    """One thing a provider could not carry: where, what, and the rule applied."""
-
-    path: str
-    what: str
-    rule: str
-
-    def __post_init__(self) -> None:
-        for name in ("path", "what", "rule"):
-            if not isinstance(getattr(self, name), str):
-                raise ValidationError(
-                    f"expected str, got {type(getattr(self, name)).__name__}", name
-                )
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.what} ({self.rule})"
-
-
-@dataclass(frozen=True, slots=True)
-class Conversion:
-    """A formatted request body and every loss the formatting incurred."""
-
-    body: dict[str, Any]
-    losses: tuple[Loss, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.body, dict):
-            raise ValidationError(f"expected a dict, got {type(self.body).__name__}", "body")
-        losses = tuple(self.losses)
-        for i, loss in enumerate(losses):
-            if not isinstance(loss, Loss):
-                raise ValidationError(f"expected a Loss, got {type(loss).__name__}", f"losses[{i}]")
-        object.__setattr__(self, "losses", losses)
-
-
-class Losses:
-    """Collects losses while formatting."""
-
-    __slots__ = ("items",)
-
-    def __init__(self) -> None:
-        self.items: list[Loss] = []
-
-    def add(self, path: str, what: str, rule: str) -> None:
-        """Record one loss."""
-        self.items.append(Loss(path, what, rule))
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
-
-
 @dataclass(frozen=True, slots=True)
 class StreamDelta:
     """One increment of a streamed response: text, reasoning or a tool-call fragment."""
@@ -286,6 +248,7 @@ class CountingStream(StreamAccumulator):
 
 
 _ORIGIN_RE = None  # compiled on first use
+_WARNED_LOCK = threading.Lock()  # makes each provider object's WarnedLosses once
 _F = TypeVar("_F", bound=Callable[..., Any])
 _P = TypeVar("_P", bound="Provider")
 
@@ -305,6 +268,11 @@ class Provider(ABC):
 
     name: str = ""
     origin: str | None = None
+    #: Whether ``tools`` may also hold tool mappings in this provider's own wire shape
+    #: (built-in tools such as ``{"type": "web_search"}``), passed through as they are.
+    tool_mappings: bool = False
+    #: The losses this provider object warned about (made on first use, see ``_warn``).
+    _warned: WarnedLosses | None = None
 
     @property
     def tag(self) -> str:
@@ -328,13 +296,8 @@ class Provider(ABC):
                 )
         other = copy.copy(self)
         other.origin = origin
+        other._warned = None  # another endpoint: its losses are its own
         return other
-
-    @abstractmethod
-    def convert(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
-        """Format a request and list every loss instead of warning."""
 
     @abstractmethod
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
@@ -356,43 +319,105 @@ class Provider(ABC):
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
 
+    @abstractmethod
+    def _format(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition]
+    ) -> tuple[dict[str, Any], Sequence[Loss]]:
+        """The request body and every loss: the one method a provider writes to format.
+
+        ``messages`` and ``tools`` are checked already (``format_request`` and
+        ``convert`` normalise what they are given); an exception other than a
+        MessageError that escapes becomes the ValidationError of ``format_error``.
+        """
+
     def format_request(
         self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolDefinition] = (),
+        conversation: Iterable[Message] | None = None,
+        tools: Iterable[ToolDefinition] | Toolbox | None = (),
         *,
         strict: bool = False,
+        on_loss: OnLoss = "warn",
+        messages: Iterable[Message] | None = None,
     ) -> dict[str, Any]:
-        """The message part of a request body; each loss warns (or raises when ``strict``)."""
+        """The message part of a request body, ready to merge with the model and options.
+
+        ``conversation`` is a ConversationHistory, a stored session
+        (ChatHistoryStorage), ``Messages`` or any iterable of messages (``messages=``
+        is its older name); ``tools`` a Toolbox or an iterable of ToolDefinition.
+        Anything else is a ValidationError whose path names the argument.
+
+        ``on_loss`` says what to do with what the provider cannot carry: ``"warn"``
+        issues a LossWarning for each loss this provider object has not warned about
+        before (an agent loop that formats its growing history every turn hears of
+        each loss once), ``"ignore"`` says nothing, ``"raise"`` raises LossError and
+        returns nothing. ``strict=True`` is the older spelling of ``"raise"``.
+        """
+        how = on_loss_of(on_loss, strict)
+        return self._request(
+            conversation_given(conversation, messages), tools, how, self._format
+        ).body
+
+    def convert(
+        self,
+        conversation: Iterable[Message] | None = None,
+        tools: Iterable[ToolDefinition] | Toolbox | None = (),
+        *,
+        on_loss: OnLoss = "ignore",
+        messages: Iterable[Message] | None = None,
+    ) -> Conversion:
+        """The body ``format_request`` makes, with every loss listed in the Conversion.
+
+        Takes what ``format_request`` takes. ``on_loss`` defaults to ``"ignore"``:
+        ``convert`` is for callers that want the list rather than warnings (``"warn"``
+        and ``"raise"`` act as in ``format_request``).
+        """
+        how = on_loss_of(on_loss, False)
+        return self._request(conversation_given(conversation, messages), tools, how, self._format)
+
+    def _request(
+        self,
+        conversation: object,
+        tools: object,
+        on_loss: OnLoss,
+        formatter: Callable[
+            [Sequence[Message], Sequence[Any]], tuple[dict[str, Any], Sequence[Loss]]
+        ],
+    ) -> Conversion:
+        """What ``format_request`` and ``convert`` share: check the arguments, run
+        ``formatter`` (``_format``, or a provider's with its own options) under the
+        guard, then act on the losses as ``on_loss`` says."""
+        checked = conversation_of(conversation)
+        definitions = tools_of(tools, self.tool_mappings)
         try:
-            body, losses = self._format(messages, tools)
+            body, found = formatter(checked, definitions)
         except MessageError:
             raise
         except GUARDED_ERRORS as exc:
             raise format_error(exc) from None
-        self._report(losses, strict, stacklevel=3)
-        return body
+        losses = tuple(found)
+        if losses and on_loss != "ignore":
+            if on_loss == "raise":
+                raise loss_error(self.name, losses)
+            self._warn(losses, checked)
+        return Conversion(body, losses)
 
-    def _report(self, losses: Sequence[Loss], strict: bool, stacklevel: int = 2) -> None:
-        """What ``format_request`` does with the losses: warn for each, or raise when ``strict``."""
-        if not losses:
-            return
-        if strict:
-            first = losses[0]
-            raise ValidationError(
-                f"{self.name} cannot carry {first.what} ({first.rule}); "
-                f"{len(losses)} loss(es) in all",
-                first.path,
-            )
-        for loss in losses:
-            warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=stacklevel + 1)
+    def _warn(self, losses: Sequence[Loss], messages: Sequence[Message]) -> None:
+        """A LossWarning for each of ``losses`` not warned about before, issued at the
+        caller of ``format_request`` (or ``convert``)."""
+        memory = self._warned
+        if memory is None:
+            with _WARNED_LOCK:
+                memory = self._warned
+                if memory is None:
+                    memory = self._warned = WarnedLosses()
+        for loss in memory.new(losses, messages):
+            warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=4)
 
-    def _format(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> tuple[dict[str, Any], Sequence[Loss]]:
-        """The body and the losses; a provider may override this to skip the Conversion."""
-        conversion = self.convert(messages, tools)
-        return conversion.body, conversion.losses
+    def forget_warned_losses(self) -> None:
+        """Forget which losses this provider object warned about: each warns again."""
+        memory = self._warned
+        if memory is not None:
+            memory.clear()
 
     def __repr__(self) -> str:
         return f"<provider {self.tag}>"
@@ -543,6 +568,16 @@ def guard_error(exc: BaseException, path: str = "") -> DecodeError:
     return DecodeError(f"malformed input ({type(exc).__name__})", path)
 
 
+def conversation_given(conversation: object, messages: object) -> object:
+    """The conversation of a ``format_request`` or ``convert`` call, given as its first
+    argument or by its older keyword name ``messages`` (not both)."""
+    if messages is None:
+        return conversation
+    if conversation is not None:
+        raise ValidationError("give the conversation once: conversation or messages", "messages")
+    return messages
+
+
 def format_error(exc: BaseException) -> ValidationError:
     """The ValidationError a formatter raises for ``exc`` (one of GUARDED_ERRORS).
 
@@ -659,9 +694,6 @@ def make_response(
 
 # -- small readers and helpers shared by the provider modules ------------------------------
 
-#: The loss note for reasoning another provider produced (signature-tied providers).
-DROP_OTHER_REASONING: Final = "dropped: reasoning is replayed only to the provider that produced it"
-
 
 def guarded(path: str = "") -> Callable[[_F], _F]:
     """The ``guard`` decorator with its type kept (for mypy)."""
@@ -768,57 +800,6 @@ def unique_calls(
             seen.add(c.id)
             kept.append(c)
     return kept, repeated
-
-
-def kept_unknown(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The well-formed ``unknown`` items of a provider's extras (others are ignored)."""
-    items = state.get("unknown")
-    if not isinstance(items, (list, tuple)):
-        return []
-    return [item for item in items if isinstance(item, Mapping)]
-
-
-def foreign_state_losses(key: str, state: Mapping[str, Any], path: str, losses: Losses) -> None:
-    """A loss for each piece of another provider's state kept on a message.
-
-    Its unknown blocks, its refusal, its thought signature on the text, an audio
-    answer, keys kept from its content parts (such as ``cache_control``), the chat
-    dialects' ``prefix`` flag and OpenRouter's ``reasoning_details`` are only ever
-    re-sent to that provider (``key``).
-    """
-    rule = f"dropped: only re-sent to {key}"
-    for item in kept_unknown(state):
-        kind = item.get("type")
-        losses.add(
-            path, f"{key} {kind if isinstance(kind, str) and kind else 'unknown'} block", rule
-        )
-    if state.get("refusal"):
-        losses.add(path, f"refusal from {key}", rule)
-    if state.get("text_signature"):
-        losses.add(path, f"thought signature from {key} on the text", rule)
-    if state.get("audio"):
-        losses.add(path, f"audio answer from {key}", rule)
-    for _, keys in key_items(state):
-        names = ", ".join(ident(k) for k in keys)
-        losses.add(path, f"{key} part keys {names}", rule)
-    if state.get("prefix") is not None:
-        losses.add(path, f"prefix flag from {key}", rule)
-    if state.get("items"):  # the Responses API's output items: ids, phases, layout
-        losses.add(path, f"output item ids and layout from {key}", rule)
-    if state.get("reasoning_details"):
-        losses.add(path, f"reasoning_details from {key}", rule)
-
-
-def key_items(own: Mapping[str, Any]) -> list[tuple[int, Any]]:
-    """The ``(index, keys)`` pairs kept under ``own["keys"]``, thawed; malformed ones skipped."""
-    items = []
-    kept = own.get("keys")
-    for item in kept if isinstance(kept, (list, tuple)) else ():
-        if isinstance(item, Mapping) and type(item.get("index")) is int:
-            keys = item.get("keys")
-            if isinstance(keys, Mapping):
-                items.append((item["index"], thaw(keys)))
-    return items
 
 
 FLAT_VALUES = SCALARS

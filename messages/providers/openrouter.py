@@ -52,7 +52,7 @@ from .._build import stream_delta
 from .._frozen import FrozenList, thaw
 from .._json import json_type
 from .._parts import ContentPart, ReasoningPart, TextPart
-from ..errors import DecodeError, ident
+from ..errors import DecodeError
 from ._base import (
     FinishReason,
     Losses,
@@ -299,7 +299,7 @@ class OpenRouterProvider(ChatCompletionsProvider):
         elif details is not None:
             losses.add(
                 f"messages[{i}]",
-                f"malformed {ident('reasoning_details')} kept in extras",
+                "malformed reasoning details kept from openrouter",
                 "dropped: not an array",
             )
         super()._assistant_state(d, own, i, losses)

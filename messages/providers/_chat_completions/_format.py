@@ -51,6 +51,7 @@ from .._cache_hints import (
     no_part_rule,
     openai_breakpoint,
 )
+from .._losses import part_words
 from ._readers import (
     ERROR_PREFIX,
     IS_ERROR_RULE,
@@ -350,7 +351,7 @@ class ChatCompletionsFormat(FormattingProvider):
                 continue
             losses.add(
                 f"messages[{i}].content[{j}]",
-                f"{type(p).__name__} in a tool result",
+                f"{part_words(p)} in a tool result",
                 "moved to a user message after the tool results: tool messages carry text only",
             )
             if moved is None:

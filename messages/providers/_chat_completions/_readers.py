@@ -9,7 +9,6 @@ tool results, and the check that a stream event is of the format its stream read
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -27,10 +26,7 @@ from ...errors import DecodeError, MessageError, ValidationError, ident
 from .. import PROVIDERS
 from .._base import (
     DROP_OTHER_REASONING,
-    GUARDED_ERRORS,
-    Conversion,
     FinishReason,
-    Loss,
     Losses,
     Provider,
     StreamDelta,
@@ -38,7 +34,6 @@ from .._base import (
     as_mapping,
     count_at,
     foreign_state_losses,
-    format_error,
     kept_unknown,
     key_items,
     kind_at,
@@ -49,7 +44,6 @@ from .._cache_hints import lift_kept
 
 if TYPE_CHECKING:
     from ..._cache import CacheHint
-    from ...tools import ToolDefinition
 
 __all__ = [
     "KEPT_LISTS",
@@ -182,26 +176,9 @@ def _detail(usage: Mapping[str, Any], key: str, count: str, path: str) -> int | 
 
 
 class FormattingProvider(Provider):
-    """A provider whose ``_format`` writes the body and lists the losses in one pass;
-    ``convert`` wraps them (``format_request`` warns per loss, see ``Provider``)."""
-
-    def convert(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
-        """Format a request and list every loss instead of warning."""
-        try:
-            body, losses = self._format(messages, tools)
-        except MessageError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise format_error(exc) from None
-        return Conversion(body, tuple(losses))
-
-    @abstractmethod
-    def _format(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> tuple[dict[str, Any], Sequence[Loss]]:
-        """The request body and the losses."""
+    """A provider of the chat-completions family: its ``_format`` writes the body and
+    lists the losses in one pass (``format_request`` and ``convert`` are
+    ``Provider``'s)."""
 
 
 # -- builders of checked values (see _build) ------------------------------------------------

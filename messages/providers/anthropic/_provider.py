@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._message import Message
-from ...errors import DecodeError, MessageError, ValidationError
-from .._base import GUARDED_ERRORS, ChatResponse, Conversion, Loss, Provider, format_error
+from ...errors import DecodeError
+from .._base import ChatResponse, Loss, Provider
 from ._common import NAME, entry_error
 from ._format import format_messages
 from ._request import read_request
@@ -37,24 +37,13 @@ class AnthropicProvider(Provider):
 
     # -- requests ---------------------------------------------------------------------
 
-    def convert(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
-        """Format ``messages`` (and ``tools``) as a Messages API body; list every loss."""
-        body, losses = self._format(messages, tools)
-        return Conversion(body, tuple(losses))
-
     def _format(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition]
     ) -> tuple[dict[str, Any], Sequence[Loss]]:
-        try:
-            body, losses = format_messages(messages, self.tag, self.system_in_place)
-            if tools:
-                body["tools"] = format_tools(tools)
-        except MessageError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise _format_failure(exc, messages) from None
+        """A Messages API body: ``system``, ``messages`` and ``tools``, and every loss."""
+        body, losses = format_messages(messages, self.tag, self.system_in_place)
+        if tools:
+            body["tools"] = format_tools(tools)
         return body, losses.items
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
@@ -99,17 +88,6 @@ class AnthropicProvider(Provider):
     def stream(self) -> AnthropicStream:
         """A fresh accumulator for one SSE stream (feed each ``data:`` payload)."""
         return AnthropicStream(self.tag)
-
-
-def _format_failure(exc: BaseException, messages: Sequence[object]) -> ValidationError:
-    """What a formatting failure means: an item that is not a message (the caller's
-    types said it was), else state in extras that was edited by hand or stored corrupt."""
-    for i, m in enumerate(messages):
-        if not isinstance(m, Message):
-            return ValidationError(
-                f"cannot format a message of type {type(m).__name__}", f"messages[{i}]"
-            )
-    return format_error(exc)
 
 
 PROVIDER = AnthropicProvider()

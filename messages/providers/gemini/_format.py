@@ -49,6 +49,7 @@ from .._base import (
     plain_arguments,
 )
 from .._cache_hints import hint_loss, no_breakpoints
+from .._losses import part_words
 from ._parts import MODEL_PARTS, USER_PARTS, attach_text_signature, format_part, request_parts
 from ._wire import DERIVED_LEN, NEW_CONTENT, is_provider_key
 
@@ -656,7 +657,7 @@ def _move_media(
         if part is not None:
             losses.add(
                 where,
-                f"{type(p).__name__} in a tool result",
+                f"{part_words(p)} in a tool result",
                 "moved to a user part after the function responses",
             )
             parts.insert(at + moved, part)

@@ -7,16 +7,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._message import Message
-from ...errors import MessageError
 from .._base import (
-    GUARDED_ERRORS,
     ChatResponse,
-    Conversion,
     Loss,
     Losses,
     LossWarning,
     Provider,
-    format_error,
 )
 from ._format import contents
 from ._import import parse_messages
@@ -37,39 +33,22 @@ class GeminiProvider(Provider):
 
     # -- requests ---------------------------------------------------------------------
 
-    def convert(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> Conversion:
-        """Format ``messages`` (and ``tools``) as a generateContent body; list every loss."""
-        body, losses = self._guarded_format(messages, tools)
-        return Conversion(body, tuple(losses))
-
     def _format(
-        self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-    ) -> tuple[dict[str, Any], Sequence[Loss]]:
-        return self._guarded_format(messages, tools)
-
-    def _guarded_format(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition]
-    ) -> tuple[dict[str, Any], list[Loss]]:
-        try:
-            losses = Losses()
-            system, system_role, out = contents(messages, self.tag, losses)
-            body: dict[str, Any] = {}
-            if system:
-                body["systemInstruction"] = (
-                    {"parts": system}
-                    if system_role is None
-                    else {"role": system_role, "parts": system}
-                )
-            body["contents"] = out
-            if tools:
-                body["tools"] = [{"functionDeclarations": declarations(tools, losses)}]
-            return body, losses.items
-        except MessageError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise format_error(exc) from None
+    ) -> tuple[dict[str, Any], Sequence[Loss]]:
+        """A generateContent body: ``systemInstruction``, ``contents`` and ``tools``,
+        and every loss."""
+        losses = Losses()
+        system, system_role, out = contents(messages, self.tag, losses)
+        body: dict[str, Any] = {}
+        if system:
+            body["systemInstruction"] = (
+                {"parts": system} if system_role is None else {"role": system_role, "parts": system}
+            )
+        body["contents"] = out
+        if tools:
+            body["tools"] = [{"functionDeclarations": declarations(tools, losses)}]
+        return body, losses.items
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
         """``[{"functionDeclarations": [...]}]``; each schema loss warns (LossWarning)."""

@@ -31,21 +31,22 @@ server keeping state: reasoning then travels as ``encrypted_content``.
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._message import Message
-from ...errors import MessageError
+from .._arguments import OnLoss, on_loss_of
 from .._base import (
-    GUARDED_ERRORS,
     ChatResponse,
     Conversion,
+    Loss,
     Losses,
     LossWarning,
     Provider,
     StreamAccumulator,
-    format_error,
+    conversation_given,
     parser,
 )
 from ._format import format_body
@@ -56,7 +57,7 @@ from ._stream import ResponsesStream
 from ._tools import format_tools, parse_tools
 
 if TYPE_CHECKING:
-    from ...tools import ToolDefinition
+    from ...tools import Toolbox, ToolDefinition
 
 __all__ = ["PROVIDER", "OpenAIResponsesProvider", "ResponsesStream"]
 
@@ -65,6 +66,7 @@ class OpenAIResponsesProvider(Provider):
     """The Responses API wire format."""
 
     name = NAME
+    tool_mappings = True
 
     def stream(self) -> StreamAccumulator:
         """A fresh accumulator for one streamed response."""
@@ -93,45 +95,47 @@ class OpenAIResponsesProvider(Provider):
 
     def convert(
         self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolDefinition | Mapping[str, Any]] = (),
+        conversation: Iterable[Message] | None = None,
+        tools: Iterable[ToolDefinition | Mapping[str, Any]] | Toolbox | None = (),
         *,
+        on_loss: OnLoss = "ignore",
+        messages: Iterable[Message] | None = None,
         previous_response_id: str | bool | None = None,
     ) -> Conversion:
-        """Format a request and list every loss instead of warning.
-
-        ``previous_response_id``: True sends only what follows the last response
-        this provider parsed into ``messages``, with its id (everything when there is
-        none); a response id sends what follows that response.
-        """
-        body, losses = self._format(messages, tools, previous_response_id)
-        return Conversion(body, tuple(losses))
+        """``Provider.convert``, with ``previous_response_id`` as in ``format_request``."""
+        how = on_loss_of(on_loss, False)
+        formatter = functools.partial(self._format, previous_response_id=previous_response_id)
+        return self._request(conversation_given(conversation, messages), tools, how, formatter)
 
     def format_request(
         self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolDefinition | Mapping[str, Any]] = (),
+        conversation: Iterable[Message] | None = None,
+        tools: Iterable[ToolDefinition | Mapping[str, Any]] | Toolbox | None = (),
         *,
         strict: bool = False,
+        on_loss: OnLoss = "warn",
+        messages: Iterable[Message] | None = None,
         previous_response_id: str | bool | None = None,
     ) -> dict[str, Any]:
-        """The message part of a request body; each loss warns (or raises when ``strict``)."""
-        body, losses = self._format(messages, tools, previous_response_id)
-        self._report(losses, strict, stacklevel=2)
-        return body
+        """``Provider.format_request``, plus ``previous_response_id``.
+
+        ``previous_response_id``: True sends only what follows the last response
+        this provider parsed into the conversation, with its id (everything when there
+        is none); a response id sends what follows that response. ``tools`` may also
+        hold built-in tool mappings (``{"type": "web_search"}``), passed through.
+        """
+        how = on_loss_of(on_loss, strict)
+        formatter = functools.partial(self._format, previous_response_id=previous_response_id)
+        given = conversation_given(conversation, messages)
+        return self._request(given, tools, how, formatter).body
 
     def _format(
         self,
         messages: Sequence[Message],
-        tools: Sequence[ToolDefinition | Mapping[str, Any]] = (),
+        tools: Sequence[ToolDefinition | Mapping[str, Any]],
         previous_response_id: str | bool | None = None,
-    ) -> tuple[dict[str, Any], Sequence[Any]]:
-        try:
-            return format_body(messages, tools, self.tag, previous_response_id)
-        except MessageError:
-            raise
-        except GUARDED_ERRORS as exc:
-            raise format_error(exc) from None
+    ) -> tuple[dict[str, Any], Sequence[Loss]]:
+        return format_body(messages, tools, self.tag, previous_response_id)
 
     @parser
     def parse_response(self, body: Mapping[str, Any]) -> ChatResponse:
