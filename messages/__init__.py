@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ._collections import Messages, MessageStore
     from ._envelope import Envelope, EnvelopeType, to_provider_messages
     from ._history import ConversationHistory
+    from ._jsonl import dump_jsonl, from_jsonl, iter_jsonl, to_jsonl
     from ._ordering import OrderingPolicy
     from ._registry import MessageRegistry, default_registry
     from ._repair import Repair, repair
@@ -97,6 +98,10 @@ __all__ = [
     "from_json",
     "messages_from_dict",
     "messages_from_json",
+    "to_jsonl",
+    "from_jsonl",
+    "dump_jsonl",
+    "iter_jsonl",
     "MessageRegistry",
     "default_registry",
     # collections and history
@@ -121,6 +126,10 @@ _LAZY = {
     "from_json": "._codec",
     "messages_from_dict": "._codec",
     "messages_from_json": "._codec",
+    "to_jsonl": "._jsonl",
+    "from_jsonl": "._jsonl",
+    "dump_jsonl": "._jsonl",
+    "iter_jsonl": "._jsonl",
     "MessageRegistry": "._registry",
     "default_registry": "._registry",
     "Messages": "._collections",
