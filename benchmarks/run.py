@@ -25,6 +25,7 @@ SUITES = [
     ("history", "bench_history", "bench_history"),
     ("providers", "bench_providers", "bench_providers"),
     ("providers2", "bench_providers2", "bench_providers2"),
+    ("bedrock", "bench_bedrock", "bench_bedrock"),
     ("responses", "bench_responses", "bench_responses"),
     ("storage", "bench_storage", "bench_storage"),
     ("sqlite-vs-postgres", "bench_storage", "bench_sqlite_vs_postgres"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..._build import message, tool_call_message
 from ..._frozen import EMPTY, FrozenDict
 from ..._message import AssistantMessage, ToolCallMessage
 from ..._parts import ContentPart, ReasoningPart, TextPart
@@ -117,15 +118,18 @@ class AssistantTurn:
             content = self.parts[0]
         else:
             content = tuple(TextPart(p) if isinstance(p, str) else p for p in self.parts)
+        # the calls' ids are unique (checked above), the parts and calls built checked
         if calls or invalid:
-            return ToolCallMessage(
+            return tool_call_message(
+                ToolCallMessage,
                 tuple(calls),
                 content or None,
                 tuple(invalid),
-                metadata=metadata or None,
-                extras=extras or None,
+                None,
+                metadata,
+                extras,
             )
-        return AssistantMessage(content, metadata=metadata or None, extras=extras or None)
+        return message(AssistantMessage, content, None, metadata, extras)
 
 
 def read_assistant(

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from ..._build import tool_call
 from ..._fields import tool_name_ok
-from ..._frozen import FrozenDict, freeze_mapping
+from ..._frozen import EMPTY, freeze_mapping
 from ..._json import json_type
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ValidationError, ident
@@ -61,13 +62,7 @@ def read_call(block: Any, raw: str | None, path: str) -> ToolCall | InvalidToolC
         return _invalid(
             call_id, name, args, raw, f"{decode_error(exc, f'{path}.input').path}: {exc.message}"
         )
-    return ToolCall(call_id, name, frozen) if raw is None else _with_raw(call_id, name, frozen, raw)
-
-
-def _with_raw(call_id: str, name: str, frozen: FrozenDict, raw: str) -> ToolCall:
-    from ..._build import tool_call
-
-    return tool_call(ToolCall, call_id, name, frozen, FrozenDict(), raw)
+    return tool_call(ToolCall, call_id, name, frozen, EMPTY, raw)  # each field checked above
 
 
 def _missing_or_type(value: Any) -> str:
