@@ -29,7 +29,7 @@ from messages import (
     ToolResultMessage,
     UserMessage,
     from_json,
-    to_json,
+    to_jsonl,
 )
 from messages._cli import main
 from messages.storage import (
@@ -142,7 +142,7 @@ def test_export_import_export_gives_the_same_bytes(
     store.save(conversation)
     code, first, err = export(capsys, store)
     assert (code, err) == (0, "")
-    assert first == "".join(to_json(m) + "\n" for m in conversation)
+    assert first == to_jsonl(conversation)
     (tmp_path / "chat.jsonl").write_text(first, encoding="utf-8")
     target = new_store(target_kind, tmp_path, request, "target")
     code, out, err = import_(capsys, tmp_path / "chat.jsonl", target)
@@ -173,14 +173,14 @@ def test_export_import_export_gives_the_same_bytes(
 def test_any_messages_round_trip_through_a_sqlite_file(msgs: list[Message]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         transcript = Path(tmp, "in.jsonl")
-        transcript.write_text("".join(to_json(m) + "\n" for m in msgs), encoding="utf-8")
+        transcript.write_text(to_jsonl(msgs), encoding="utf-8")
         db = str(Path(tmp, "chats.db"))
         argv = [db, "--agent", "a", "--session", "s"]
         assert main(["import", str(transcript), *argv]) == 0
         out = Path(tmp, "out.jsonl")
         assert main(["export", *argv, "-o", str(out)]) == 0
         text = out.read_text(encoding="utf-8")
-        assert text == "".join(to_json(m) + "\n" for m in msgs)
+        assert text == to_jsonl(msgs)
         assert [from_json(line) for line in text.splitlines()] == msgs
 
 
@@ -191,7 +191,7 @@ def test_export_writes_to_an_output_file(
     out = tmp_path / "chat.jsonl"
     code, stdout, err = export(capsys, store, "-o", str(out))
     assert (code, stdout, err) == (0, "", "")
-    assert out.read_text(encoding="utf-8") == "".join(to_json(m) + "\n" for m in example())
+    assert out.read_text(encoding="utf-8") == to_jsonl(example())
 
 
 # -- import: checked, all or nothing --------------------------------------------------
@@ -351,7 +351,7 @@ def test_an_empty_transcript_adds_nothing(
     assert store.load() is None  # no session was created
     store.save([UserMessage("hi")])
     assert import_(capsys, transcript, store)[0] == 0
-    assert export(capsys, store)[1] == to_json(store_messages(store)[0]) + "\n"
+    assert export(capsys, store)[1] == to_jsonl(store_messages(store))
 
 
 def store_messages(where: Store) -> tuple[Message, ...]:

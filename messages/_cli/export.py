@@ -1,7 +1,8 @@
 """``export STORE --agent A --session S``: a stored session written out as JSON Lines.
 
-One canonical message dict per line (``Message.to_dict``, as compact JSON), in
-the session's order: what ``import`` and every other command read back. A
+One canonical message dict per line (``Message.to_dict``), in the session's
+order, written by ``messages.to_jsonl``: what ``import`` and every other command
+read back. A
 session that was never saved is an error (exit status 1) naming the sessions
 the agent has in that scope, so that a mistyped name does not pass for an
 empty conversation; a session saved empty writes nothing and exits 0.
@@ -27,7 +28,7 @@ _LISTED = 10  # sessions named at most when the one asked for is not there
 
 def run(args: argparse.Namespace) -> int:
     """Run ``export``; return the exit status."""
-    from .._codec import to_json
+    from .._jsonl import to_jsonl
     from .._ordering import OrderingPolicy
     from ..storage import ChatHistoryConfig, ChatHistoryStorage
 
@@ -43,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
         except StorageError as exc:
             raise store.failure(exc) from None
     with Sink(args.output) as sink:
-        for m in msgs:
-            sink.write(to_json(m) + "\n")
+        sink.write(to_jsonl(msgs))
     return 0
 
 
