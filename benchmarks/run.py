@@ -32,6 +32,7 @@ SUITES = [
     ("bounds", "bench_bounds", "bench_bounds"),
     ("tools", "bench_tools", "bench_tools"),
     ("merge", "bench_merge", "bench_merge"),
+    ("records", "bench_records", "bench_records"),
 ]
 
 
