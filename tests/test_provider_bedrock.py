@@ -1,5 +1,5 @@
 """The Bedrock Converse provider: fixtures (hand-authored from the AWS API reference and
-recorded by public SDK test suites, see tests/fixtures/bedrock/MANIFEST.json), the
+recorded by public SDK test suites, each named in tests/fixtures/MANIFEST.json), the
 formatting rules, reasoning replayed only to Bedrock, cache points, media, and fuzzing."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from messages import (
     ToolDefinition,
 )
 from messages.providers import FinishReason, LossWarning, get_provider
-from tests.conftest import FIXTURES, load_fixture
+from tests.conftest import FIXTURES, fixture_entries, load_fixture
 from tests.conversations import any_sequences, conversations
 from tests.fixture_checks import (
     check_entry,
@@ -43,8 +43,7 @@ from tests.provider_facts import compare_messages
 from tests.strategies import messages as any_messages
 
 PROVIDER = get_provider("bedrock")
-MANIFEST = json.loads((FIXTURES / "bedrock" / "MANIFEST.json").read_text(encoding="utf-8"))
-ENTRIES: list[dict[str, Any]] = MANIFEST["entries"]
+ENTRIES = fixture_entries("bedrock")
 NOT_REQUESTS = [e for e in ENTRIES if e["kind"] != "request"]
 REQUESTS = [e for e in ENTRIES if e["kind"] == "request"]
 
@@ -55,7 +54,6 @@ def fixture(name: str) -> Any:
 
 def test_every_fixture_file_has_an_entry_naming_its_source() -> None:
     files = {p.relative_to(FIXTURES).as_posix() for p in (FIXTURES / "bedrock").rglob("*.json*")}
-    files.discard("bedrock/MANIFEST.json")
     assert files == {e["file"] for e in ENTRIES}
     assert all(e["sources"] for e in ENTRIES)
     recorded = [e for e in ENTRIES if "_recorded_" in e["file"]]
