@@ -153,7 +153,9 @@ def write_batch(record: Record, n: int, batch: Batch) -> Encoded:
     """A Record as an Anthropic or Gemini batch line (a key made from ``n`` when it has none)."""
     losses: list[Loss] = []
     options = record.extras.get(batch.container, EMPTY)
-    body = _body(record, provider(batch.provider), _mapping(options), losses)
+    body = _body(
+        record, provider(batch.provider), _mapping(options, batch.container, losses), losses
+    )
     foreign_extras(record, batch.name, frozenset((batch.container,)), losses)
     weight_losses(record, batch.name, losses)
     key = record.key if record.key is not None else f"request-{n}"
@@ -166,7 +168,7 @@ def write_openai(record: Record, n: int, options: Options) -> Encoded:
     extras = record.extras
     came_from = extras.get("url", CHAT_URL)
     url = options.url or (came_from if came_from in URLS else CHAT_URL)
-    body_options = dict(_mapping(extras.get("body", EMPTY)))
+    body_options = dict(_mapping(extras.get("body", EMPTY), "body", losses))
     if came_from != url:
         for name in [k for k in body_options if k != "model"]:
             del body_options[name]
@@ -183,6 +185,9 @@ def write_openai(record: Record, n: int, options: Options) -> Encoded:
     return {"custom_id": key, "method": "POST", "url": url, "body": body}, losses
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
-    """A kept options value as a mapping (a user's extras may hold anything there)."""
-    return value if isinstance(value, Mapping) else EMPTY
+def _mapping(value: object, where: str, losses: list[Loss]) -> Mapping[str, Any]:
+    """The kept request options (a user's extras may hold anything there: a loss then)."""
+    if isinstance(value, Mapping):
+        return value
+    losses.append(Loss(where, "request options that are not an object", "not carried"))
+    return EMPTY

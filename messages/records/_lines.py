@@ -31,8 +31,8 @@ def at_line(exc: BaseException, n: int) -> DecodeError:
     path = exc.path
     if not path or path == "$":
         return DecodeError(exc.message, f"line {n}")
-    if path.startswith("$ ("):  # "$ (line 1, column 5)": the JSON text's own place
-        return DecodeError(exc.message, f"line {n} {path[2:]}")
+    if path.startswith("$ ("):  # "$ (line 1, column 5)": the line is the file's, the column its own
+        return DecodeError(exc.message, f"line {n}, column {path.rpartition(' ')[2].rstrip(')')}")
     return DecodeError(exc.message, f"line {n}, {path.removeprefix('$.')}")
 
 

@@ -68,10 +68,13 @@ def write(record: Record, n: int) -> Encoded:
     conversion = provider("openai").convert(record.messages, record.tools)
     losses.extend(conversion.losses)
     wire = conversion.body["messages"]
-    if len(wire) == len(record.messages):
-        for i, message in enumerate(record.messages):
-            if "weight" in message.extras:
+    aligned = len(wire) == len(record.messages)
+    for i, message in enumerate(record.messages):
+        if "weight" in message.extras:
+            if aligned:
                 wire[i]["weight"] = message.extras["weight"]
+            else:  # the provider merged or dropped messages: no place to put it
+                losses.append(Loss(f"messages[{i}].weight", "a fine-tuning weight", "not carried"))
     line: dict[str, Any] = {"messages": wire}
     if "tools" in conversion.body:
         line["tools"] = conversion.body["tools"]

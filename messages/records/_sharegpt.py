@@ -29,7 +29,7 @@ from .._message import (
 )
 from .._parts import TextPart
 from .._tool_call import ToolCall
-from ..errors import DecodeError, MessageError, ident
+from ..errors import DecodeError, MessageError, ValidationError, ident
 from ..providers._base import Loss, is_derived_id
 from ._common import (
     Encoded,
@@ -273,11 +273,12 @@ _WRITERS: dict[type, Callable[[Message, str, list[Loss]], list[dict[str, str]]]]
 
 
 def _writer(message: Message) -> Callable[[Message, str, list[Loss]], list[dict[str, str]]]:
+    """The writer of the message's class, or of the nearest built-in class it extends."""
     for cls in type(message).__mro__:
         found = _WRITERS.get(cls)
         if found is not None:
             return found
-    return _plain("human")
+    raise ValidationError(f"no ShareGPT turn for a {type(message).__name__}", "messages")
 
 
 def write(record: Record, n: int) -> Encoded:
