@@ -35,10 +35,9 @@ def block_kind(block: Mapping[str, Any]) -> str:
 
 
 def unknown_item(block: Mapping[str, Any], index: int, path: str) -> FrozenDict:
-    """The kept form of a block the canonical model has no part for."""
-    return FrozenDict(
-        {"index": index, "type": block_kind(block), "value": freeze_decoded(block, path)}
-    )
+    """The kept form of a block the canonical model has no part for (``path``: where it was)."""
+    value = freeze_decoded(block, path)
+    return FrozenDict({"index": index, "path": path, "type": block_kind(block), "value": value})
 
 
 def reasoning_part(value: Any, path: str, tag: str) -> ReasoningPart:

@@ -5,7 +5,7 @@ State a message keeps for Bedrock lives in ``extras[tag]`` (``tag`` is the provi
 
 * ``unknown``: blocks the canonical model has no part for (a ``guardContent``, a
   ``citationsContent``, a ``cachePoint`` in the middle of a message...), each
-  ``{index, type, value}``, put back at ``index`` of the message's blocks when it is
+  ``{index, path, type, value}``, put back at ``index`` of the message's blocks when it is
   formatted for the same tag;
 * ``keys``: keys of a known block that no canonical field carries (an ``s3Location``'s
   ``bucketOwner``, a document's ``citations`` or ``context``), each
