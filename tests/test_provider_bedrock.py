@@ -421,3 +421,17 @@ def test_at_most_four_checkpoints_and_longer_lifetimes_first() -> None:
     )
     assert late.body["messages"][1]["content"][-1] == {"cachePoint": {"type": "default"}}
     assert [x.path for x in late.losses] == ["messages[1].cache.ttl"]
+
+
+def test_bare_event_payloads_and_the_boto3_request_id() -> None:
+    """Events given as their bare payloads (a decoder that keeps the ``:event-type`` header
+    apart) read as the wrapped ones; boto3's ResponseMetadata.RequestId is the id."""
+    events = fixture("stream_tool_calls_parallel.jsonl")
+    bare = [next(iter(e.values())) for e in events]
+    assert run_stream(PROVIDER, bare) == run_stream(PROVIDER, events)
+    body = fixture("response_text.json")
+    body["ResponseMetadata"] = {
+        "RequestId": "5d8ad8b2-1f3c-4a44-b3b5-0a5f8e7e0d61",
+        "HTTPStatusCode": 200,
+    }
+    assert PROVIDER.parse_response(body).id == "5d8ad8b2-1f3c-4a44-b3b5-0a5f8e7e0d61"

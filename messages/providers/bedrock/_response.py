@@ -3,8 +3,8 @@
 ``output.message`` is the assistant turn; ``stopReason``, ``usage`` (input counts the
 cache reads and writes: ``inputTokens`` leaves them out, ``totalTokens`` has them)
 and, kept in the message's ``extras[tag]``, ``metrics``, ``trace`` and
-``additionalModelResponseFields``. The ``ResponseMetadata`` boto3 adds (HTTP status,
-request id) is transport, not the response: it is read past. A body with no
+``additionalModelResponseFields``. Of the ``ResponseMetadata`` boto3 adds (HTTP status,
+headers) only the ``RequestId`` is read: it is the response's ``id``. A body with no
 ``output`` and a ``message`` string is an error body (an AWS error's JSON).
 """
 
@@ -50,7 +50,17 @@ def read_response(body: Mapping[str, Any], tag: str) -> ChatResponse:
     metadata = FrozenDict({"usage": FrozenDict(usage.to_dict())}) if usage is not None else EMPTY
     more = kept_state(body, "")
     reply = read_assistant(blocks, "output.message.content", tag, False, metadata, more)
-    return make_response(reply, finish_of(stop), usage, None, (), stop)
+    return make_response(reply, finish_of(stop), usage, None, (), stop, None, _request_id(body))
+
+
+def _request_id(body: Mapping[str, Any]) -> str | None:
+    """The AWS request id boto3 puts in ``ResponseMetadata``: the response's id."""
+    meta = body.get("ResponseMetadata")
+    if isinstance(meta, Mapping):
+        request_id = meta.get("RequestId")
+        if type(request_id) is str and request_id:
+            return request_id
+    return None
 
 
 def finish_of(stop: str | None) -> FinishReason:

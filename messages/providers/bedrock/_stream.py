@@ -8,7 +8,8 @@ have none), ``contentBlockDelta`` (``text``, ``toolUse.input`` fragments,
 one of the stream's exceptions (``internalServerException``,
 ``modelStreamErrorException``, ``validationException``, ``throttlingException``,
 ``serviceUnavailableException``), which ends it with an ERROR response. A ``"[DONE]"``
-string (or bytes) is skipped. A block kind this module does not know (a citation, a server
+string (or bytes) is skipped. An event given as its bare payload (without the member
+naming its type, as the event stream's frames carry it) is told by its members. A block kind this module does not know (a citation, a server
 tool's result) is kept in ``extras[tag]["streamed"]`` with its start and deltas.
 A stream that ends without ``messageStop`` (and without an exception) is truncated.
 """
@@ -109,6 +110,9 @@ class BedrockStream(CountingStream):
             raise DecodeError(
                 "not a ConverseStream event (another format's stream)", f"events[{n}]"
             )
+        kind = _bare_kind(e)
+        if kind is not None:  # an event-stream payload read without its event-type header
+            return _EVENTS[kind](self, e, f"events[{n}]")
         return _NONE  # an event type added later
 
     # -- events -------------------------------------------------------------------------------
@@ -216,6 +220,21 @@ class BedrockStream(CountingStream):
         )
         message = turn.message("content", False, metadata, more)
         return make_response(message, finish_of(self._stop), usage, None, (), self._stop)
+
+
+def _bare_kind(e: Mapping[str, Any]) -> str | None:
+    """The type of an event given as its bare payload (the members of ``{"contentBlockDelta":
+    {...}}`` without the wrapper, as the event stream carries them beside an
+    ``:event-type`` header), told by its members; None when they tell none."""
+    if "contentBlockIndex" in e:
+        if "delta" in e:
+            return "contentBlockDelta"
+        return "contentBlockStart" if "start" in e else "contentBlockStop"
+    if "stopReason" in e:
+        return "messageStop"
+    if "usage" in e or "metrics" in e:
+        return "metadata"
+    return "messageStart" if e.get("role") == "assistant" else None
 
 
 def _index(e: Mapping[str, Any], path: str) -> int:
