@@ -266,6 +266,17 @@ def test_a_provider_at_another_origin_has_its_own_memory() -> None:
     assert len(warned(lambda: provider.at("bedrock").format_request(conversation))) >= len(first)
 
 
+def test_a_provider_that_warned_still_pickles_with_a_memory_of_its_own() -> None:
+    provider = fresh("ollama")
+    conversation = lossy_conversation()
+    first = warned(lambda: provider.format_request(conversation))
+    assert first
+    again = pickle.loads(pickle.dumps(provider))
+    assert again.convert(conversation) == provider.convert(conversation)
+    assert len(warned(lambda: again.format_request(conversation))) == len(first)
+    assert warned(lambda: provider.format_request(conversation)) == []
+
+
 # -- on_loss ---------------------------------------------------------------------------
 
 

@@ -71,6 +71,11 @@ class WarnedLosses:
                 known.popitem(last=False)
         return fresh
 
+    def __reduce__(self) -> tuple[type[WarnedLosses], tuple[()]]:
+        # A provider sent to another process (or deep-copied) starts with an empty
+        # memory: what was warned about here was said here, and a lock does not pickle.
+        return (WarnedLosses, ())
+
     def clear(self) -> None:
         """Forget every loss: each is warned about again the next time it is met."""
         with self._lock:
