@@ -151,7 +151,7 @@ class PartWriter:
         stem, dot, ext = filename.rpartition(".")
         base = stem if dot and stem and ext.lower() in _known_extensions() else filename
         name = _SPACES.sub(" ", _NAME_BAD.sub("-", base)).strip() or f"document-{self.documents}"
-        if name != filename and base == filename:
+        if name != base:  # characters Bedrock refuses were replaced
             rule = "changed to the characters Bedrock accepts in a document name"
             self.losses.add(f"{path}.filename", "document filename", rule)
         return name
