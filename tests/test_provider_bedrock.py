@@ -5,6 +5,7 @@ formatting rules, reasoning replayed only to Bedrock, cache points, media, and f
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import warnings
 from typing import Any
@@ -26,6 +27,7 @@ from messages import (
     ToolCall,
     ToolCallMessage,
     ToolDefinition,
+    ToolResultMessage,
 )
 from messages.providers import FinishReason, LossWarning, get_provider
 from tests.conftest import FIXTURES, fixture_entries, load_fixture
@@ -435,3 +437,19 @@ def test_bare_event_payloads_and_the_boto3_request_id() -> None:
         "HTTPStatusCode": 200,
     }
     assert PROVIDER.parse_response(body).id == "5d8ad8b2-1f3c-4a44-b3b5-0a5f8e7e0d61"
+
+
+def test_a_json_result_goes_back_as_json_while_it_is_an_object() -> None:
+    body = fixture("request_tool_roundtrip.json")
+    ms = PROVIDER.parse_messages(body)
+    result = ms[3]
+    assert isinstance(result, ToolResultMessage)
+    assert result.content == '{"temperature":18,"conditions":"light rain"}'
+    assert (
+        PROVIDER.format_request(ms)["messages"][2]["content"][0]
+        == body["messages"][2]["content"][0]
+    )
+    # edited into a JSON array: Bedrock takes only an object in a json block, so it goes as text
+    edited = dataclasses.replace(result, content="[1, 2]")
+    sent = PROVIDER.format_request([*ms[:3], edited, ms[4]])["messages"][2]["content"][0]
+    assert sent["toolResult"]["content"] == [{"text": "[1, 2]"}]

@@ -362,13 +362,15 @@ def _index(item: Mapping[str, Any]) -> int:
 
 def _as_json(inner: list[Any], indices: Any) -> None:
     """The text blocks that were ``json`` blocks, as ``json`` blocks again (while their text
-    is still JSON)."""
+    is still a JSON object: Bedrock refuses any other value in a ``json`` block)."""
     if not isinstance(indices, (list, tuple)):
         return
     for index in indices:
         if type(index) is int and 0 <= index < len(inner) and "text" in inner[index]:
             with contextlib.suppress(ValueError):  # edited into text that is not JSON: sent as text
-                inner[index] = {"json": json.loads(inner[index]["text"])}
+                value = json.loads(inner[index]["text"])
+                if type(value) is dict:  # Bedrock takes a JSON object only in a json block
+                    inner[index] = {"json": value}
 
 
 def _strip_final(content: list[Any], i: int, losses: Losses) -> None:
