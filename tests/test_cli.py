@@ -61,7 +61,7 @@ def test_top_level_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
         [],
         ["frobnicate", "x.json"],
         ["convert", "x.json"],  # --to is required
-        ["convert", "x.json", "--to", "cohere"],
+        ["convert", "x.json", "--to", "palm"],
         ["convert", "x.json", "--from", "palm", "--to", "openai"],
         ["convert", "x.json", "--to", "openai", "--output-format", "jsonl"],
         ["convert", "x.json", "--to", "canonical", "--output-format", "yaml"],

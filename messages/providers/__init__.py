@@ -52,6 +52,7 @@ PROVIDERS: dict[str, str] = {
     "openrouter": ".openrouter",
     "mistral": ".mistral",
     "bedrock": ".bedrock",
+    "cohere": ".cohere",
 }
 
 #: Other names ``get_provider`` accepts (besides ``-`` for ``_`` in any name).

@@ -54,6 +54,7 @@ PROVIDER_NAMES = frozenset(
         "deepseek",
         "openrouter",
         "mistral",
+        "cohere",
     )
 )
 
