@@ -33,15 +33,25 @@ PROVIDERS = (
     "openrouter",
     "mistral",
     "bedrock",
+    "cohere",
 )
 #: Providers whose parallel tool-call fixture carries reasoning of their own.
-REASONING = ("anthropic", "gemini", "openai_responses", "deepseek", "openrouter", "bedrock")
+REASONING = (
+    "anthropic",
+    "gemini",
+    "openai_responses",
+    "deepseek",
+    "openrouter",
+    "bedrock",
+    "cohere",
+)
 PAIRS = [(a, b) for a, b in itertools.permutations(PROVIDERS, 2)]
 
 THINKING_SIG = "EqQBCkYIBRgCKkDzQ3Vq0Z0switchingTestSignature0000000000000000"
 REDACTED = "EmwKAhgBEgyswitchingTestRedactedPayload000000000000"
 THOUGHT = "**Planning**\nI need the weather in both cities."
 ENCRYPTED = "gAAAAABoswitchingTestEncryptedReasoning0000000000000000000000"
+COHERE_THOUGHT = "Both cities are needed: one weather call each, then the attractions."
 REASONING_ID = "rs_0123456789abcdef0123456789abcdef0123456789abcdef01"
 
 
@@ -72,6 +82,8 @@ def tool_call_response(provider: str) -> dict[str, Any]:
             {"reasoningContent": {"reasoningText": {"text": THOUGHT, "signature": THINKING_SIG}}},
             {"reasoningContent": {"redactedContent": REDACTED}},
         ]
+    elif provider == "cohere":
+        body["message"]["content"] = [{"type": "thinking", "thinking": COHERE_THOUGHT}]
     return body
 
 
@@ -79,6 +91,8 @@ def signatures(provider: str) -> list[str]:
     """The opaque strings only ``provider`` may receive back."""
     if provider in ("anthropic", "bedrock"):
         return [THINKING_SIG, REDACTED]
+    if provider == "cohere":  # plain thinking, still replayed only to Cohere
+        return [COHERE_THOUGHT]
     if provider == "gemini":
         parts = fixture("gemini", "response_tool_calls_parallel.json")["candidates"][0]["content"][
             "parts"
@@ -255,6 +269,16 @@ def check_bedrock(body: dict[str, Any]) -> None:
         assert body["toolConfig"]["tools"]
 
 
+def check_cohere(body: dict[str, Any]) -> None:
+    """Cohere v2: chat-completions pairing, and no assistant turn without something in it."""
+    check_chat_completions(body, arguments_are_strings=True)
+    for m in body["messages"]:
+        if m["role"] == "assistant":
+            assert m.get("content") or m.get("tool_calls"), "an empty assistant turn"
+        elif isinstance(m.get("content"), list):
+            assert all(b["type"] != "thinking" for b in m["content"])
+
+
 CHECKS = {
     "bedrock": check_bedrock,
     "deepseek": check_deepseek,
@@ -265,6 +289,7 @@ CHECKS = {
     "anthropic": check_anthropic,
     "gemini": check_gemini,
     "openai_responses": check_responses,
+    "cohere": check_cohere,
 }
 
 
