@@ -453,3 +453,24 @@ def test_a_json_result_goes_back_as_json_while_it_is_an_object() -> None:
     edited = dataclasses.replace(result, content="[1, 2]")
     sent = PROVIDER.format_request([*ms[:3], edited, ms[4]])["messages"][2]["content"][0]
     assert sent["toolResult"]["content"] == [{"text": "[1, 2]"}]
+
+
+def test_system_blocks_are_kept_while_the_text_is_unchanged() -> None:
+    body = {
+        "system": [
+            {"text": "Rules."},
+            {"cachePoint": {"type": "default"}},
+            {"guardContent": {"text": {"text": "Be safe."}}},
+            {"text": " More rules."},
+        ],
+        "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+    }
+    system, user = PROVIDER.parse_messages(body)
+    assert system.text == "Rules. More rules."
+    assert PROVIDER.convert([system, user]).body == body
+    changed = PROVIDER.convert([system.with_content("New rules."), user])
+    assert changed.body["system"] == [{"text": "New rules."}]
+    assert [x.what for x in changed.losses] == ["kept system blocks"]
+    other = get_provider("bedrock", origin="eu-west-1").convert([system, user])
+    assert other.body["system"] == [{"text": "Rules. More rules."}]
+    assert [x.what for x in other.losses] == ["bedrock system blocks"]

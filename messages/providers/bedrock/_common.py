@@ -108,9 +108,18 @@ def own_state(extras: Mapping[str, Any], tag: str, path: str, losses: Losses) ->
                 own = value
         elif is_state_key(key) and isinstance(value, Mapping):
             foreign_state_losses(key, value, path, losses)
-            if key.partition("@")[0] == NAME and value.get("unknown"):
-                losses.add(path, f"{key} blocks", f"dropped: only re-sent to {key}")
+            if key.partition("@")[0] == NAME:
+                _other_origin_losses(key, value, path, losses)
     return own
+
+
+def _other_origin_losses(key: str, state: Mapping[str, Any], path: str, losses: Losses) -> None:
+    """A loss for the blocks another origin of Bedrock kept: the same wire would carry them,
+    but they belong to that endpoint (the parts and text are sent)."""
+    rule = f"dropped: only re-sent to {key}"
+    for name, what in (("unknown", "blocks"), ("kept", "block keys"), ("system", "system blocks")):
+        if state.get(name):
+            losses.add(path, f"{key} {what}", rule)
 
 
 def state_extras(tag: str, inner: Mapping[str, Any]) -> FrozenDict:

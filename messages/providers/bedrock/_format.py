@@ -28,7 +28,7 @@ from ..._message import (
 from ..._parts import TextPart
 from ..._repair import UNANSWERED_TEXT
 from ...errors import ValidationError
-from .._base import Losses, joined_text, plain_arguments
+from .._base import Losses, plain_arguments
 from .._cache_hints import NOT_SENT, hint_loss, no_part_rule
 from ._common import BLANK_RULE, blank, own_state
 from ._hints import cache_point, limit_points
@@ -100,8 +100,12 @@ class _Writer:
                 f"messages[{i}]", f"{m.role.value} message after the first turn", _MOVED_RULE
             )
         kept = own.get("system")
-        if kept and joined_text(kept) == m.content:
+        if kept and _system_text(kept) == m.content:
             blocks = list(thaw(kept))
+        elif kept:
+            rule = "dropped: the text was changed since it was parsed; the text is sent"
+            self.losses.add(f"messages[{i}]", "kept system blocks", rule)
+            blocks = [] if blank(m.content) else [{"text": m.content}]
         elif blank(m.content):
             if m.content:
                 self.losses.add(f"messages[{i}].content", "whitespace-only text", BLANK_RULE)
@@ -343,6 +347,14 @@ def put_back(blocks: list[Any], own: Mapping[str, Any], path: str, losses: Losse
         else:
             rule = "dropped: the part was changed since it was parsed"
             losses.add(path, "keys of a content block that no part field carries", rule)
+
+
+def _system_text(kept: Any) -> str | None:
+    """The text of kept system blocks (their text blocks joined, the others skipped)."""
+    if not isinstance(kept, (list, tuple)):
+        return None
+    texts = [b.get("text") for b in kept if isinstance(b, Mapping)]
+    return "".join(t for t in texts if type(t) is str)
 
 
 def _items(kept: Any) -> list[Mapping[str, Any]]:
