@@ -207,6 +207,17 @@ def test_stream_error_and_citations() -> None:
     assert citation["text"] == "automation of tasks"
 
 
+def test_a_stream_without_message_end_is_truncated() -> None:
+    acc = P.stream()
+    for event in events("stream_tool_calls_parallel.jsonl")[:40]:
+        acc.feed(event)
+    r = acc.finish()
+    assert r.finish_reason is FinishReason.ERROR
+    assert r.error == "stream ended before message-end (truncated)"
+    assert [c.name for c in r.tool_calls] == ["weather"]
+    assert [c.name for c in r.invalid_tool_calls] == ["cityAttractions"]  # cut mid-arguments
+
+
 # -- state kept for Cohere only --------------------------------------------------------------
 
 

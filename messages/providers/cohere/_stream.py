@@ -6,7 +6,9 @@ Events: ``message-start`` (the response ``id``), ``content-start`` /
 (calls by their own ``index``), ``citation-start`` / ``citation-end`` and
 ``message-end`` (``finish_reason``, ``usage``, an ``error`` text). A ``[DONE]``
 string is skipped; an event of a type Cohere may add later (``debug``) is skipped
-too. The finished turn reads as a response's would: thinking blocks are reasoning
+too. A stream that ends without ``message-end`` finishes with what it has:
+finish_reason ERROR, ``error`` saying it was truncated. The finished turn reads as
+a response's would: thinking blocks are reasoning
 tagged with the provider, the tool plan is text, citations are kept.
 """
 
@@ -51,6 +53,7 @@ class CohereStream(CountingStream):
         "_blocks",
         "_calls",
         "_citations",
+        "_ended",
         "_error",
         "_events",
         "_finish",
@@ -71,6 +74,7 @@ class CohereStream(CountingStream):
         self._finish: str | None = None
         self._usage: Usage | None = None
         self._error: str | None = None
+        self._ended = False
 
     @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
@@ -144,6 +148,7 @@ class CohereStream(CountingStream):
         return _NONE
 
     def _end(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
+        self._ended = True
         delta = event.get("delta")
         if delta is None:
             return _NONE
@@ -174,15 +179,18 @@ class CohereStream(CountingStream):
         if self._citations:
             own["citations"] = self._citations
         meta: dict[str, Any] = dict(usage_metadata(self._usage) or {})
-        if self._error:
-            meta["error"] = {"message": self._error}
+        error = self._error
+        if not (error or self._ended):
+            error = "stream ended before message-end (truncated)"
+        if error:
+            meta["error"] = {"message": error}
         message = assistant_message(blocks, "".join(self._plan), calls, invalid, own, tag, meta)
         finish = finish_of(self._finish, bool(calls or invalid))
-        if self._error:
+        if error:
             finish = FinishReason.ERROR
         return make_response(
             message, finish, self._usage, None, message.invalid_tool_calls, self._finish,
-            None, self._id, self._error,
+            None, self._id, error,
         )  # fmt: skip
 
 
