@@ -428,7 +428,8 @@ def test_a_provider_body_read_as_canonical_is_an_error_not_a_silent_loss(
     command: str,
 ) -> None:
     path = write(tmp_path / "body.json", json.dumps(body))
-    extra = ["--to", "openai"] if command == "convert" else []
+    # convert without --from detects these bodies (test_cli_detect.py); as canonical, an error
+    extra = ["--from", "canonical", "--to", "openai"] if command == "convert" else []
     code, out, err = cli(capsys, command, str(path), *extra)
     assert (code, out) == (1, "")
     line = one_line(err)
@@ -450,7 +451,8 @@ def test_canonical_documents_with_other_keys_still_convert(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, document: dict[str, Any]
 ) -> None:
     path = write(tmp_path / "doc.json", json.dumps(document))
-    code, out, err = cli(capsys, "convert", str(path), "--to", "canonical")
+    argv = ["convert", str(path), "--from", "canonical", "--to", "canonical"]
+    code, out, err = cli(capsys, *argv)
     assert (code, err) == (0, "")
     assert len(json.loads(out)) == 2
 

@@ -41,7 +41,7 @@ def test_input_shapes_are_detected(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str
 ) -> None:
     path = write(tmp_path / "in", text)
-    code, out, err = cli(capsys, "convert", str(path), "--to", "openai")
+    code, out, err = cli(capsys, "convert", str(path), "--from", "canonical", "--to", "openai")
     assert (code, err) == (0, "")
     assert json.loads(out)["messages"] == TWO
 

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from .decode import Decoded, decode
+from .detect import choose
 from .formats import is_provider
 from .ids import Identities
 from .sink import Sink, compact, pretty
@@ -39,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     # A progress line would tear output written to the same terminal.
     to_terminal = args.output in (None, "-") and isatty(sys.stdout)
     with Opened(args, progress=not to_terminal) as source:
+        if getattr(args, "detect_from", False):
+            args.from_format = choose(source)
         tools, dropped = body_tools(source, args.from_format)
         located = decode(source, args.from_format)
         if is_provider(args.to_format):

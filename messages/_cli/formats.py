@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-__all__ = ["CORE", "FORMATS", "is_provider", "provider_names"]
+__all__ = ["CORE", "FORMATS", "format_name", "is_provider", "provider_names"]
 
 CORE = ("canonical", "envelope")
 """The formats that are not a provider's: the library's own dicts and agents-api envelopes."""
@@ -20,6 +20,17 @@ def provider_names() -> tuple[str, ...]:
     from ..providers import PROVIDERS
 
     return tuple(PROVIDERS)
+
+
+def format_name(value: str) -> str:
+    """A format name as given, spelled as the parser's choices are: lower case, and a
+    provider's other spellings (``openai-responses``, ``responses``) as its name."""
+    name = value.strip().lower()
+    if name in CORE:
+        return name
+    from ..providers import _provider_key
+
+    return _provider_key(name) or name
 
 
 def is_provider(fmt: str) -> bool:

@@ -165,7 +165,9 @@ def _size(text: str) -> int:
 
 
 def _format_name(value: str) -> str:
-    return value.strip().lower()
+    from .formats import format_name
+
+    return format_name(value)
 
 
 def _add_input(parser: argparse.ArgumentParser) -> None:
@@ -256,7 +258,14 @@ def _add_convert(commands: Any) -> None:
         "convert a conversation between canonical, envelope and provider formats",
         _CONVERT_EPILOG,
     )
-    _add_format(convert, "--from", dest="from_format", what="IN")
+    convert.add_argument(
+        "--from",
+        dest="from_format",
+        metavar="P",
+        type=_format_name,
+        choices=ALL_FORMATS,
+        help="format of IN: %(choices)s (default: detected from the input's keys, else canonical)",
+    )
     convert.add_argument(
         "--to",
         dest="to_format",
@@ -360,6 +369,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The arguments of ``argv``; SystemExit (2) on a usage error, as argparse does."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "convert":  # without --from, convert detects the format (detect.py)
+        args.detect_from = args.from_format is None
+        args.from_format = args.from_format or "canonical"
     check_record_args(parser, args)
     if args.command == "convert":
         if args.output_format and args.to_format not in ("canonical", "envelope"):
