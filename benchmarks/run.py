@@ -26,6 +26,7 @@ SUITES = [
     ("providers", "bench_providers", "bench_providers"),
     ("providers2", "bench_providers2", "bench_providers2"),
     ("bedrock", "bench_bedrock", "bench_bedrock"),
+    ("cohere", "bench_cohere", "bench_cohere"),
     ("responses", "bench_responses", "bench_responses"),
     ("storage", "bench_storage", "bench_storage"),
     ("sqlite-vs-postgres", "bench_storage", "bench_sqlite_vs_postgres"),

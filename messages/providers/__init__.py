@@ -53,6 +53,7 @@ PROVIDERS: dict[str, str] = {
     "mistral": ".mistral",
     "bedrock": ".bedrock",
     "cohere": ".cohere",
+    "gemini_interactions": ".gemini_interactions",
 }
 
 #: Other names ``get_provider`` accepts (besides ``-`` for ``_`` in any name).

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ..._build import message, tool_call_message
 from ..._frozen import EMPTY, FrozenDict
 from ..._json import json_type
 from ..._message import AssistantMessage, ToolCallMessage
@@ -165,7 +166,7 @@ def assistant_message(
     invalid: Sequence[InvalidToolCall],
     own: dict[str, Any],
     tag: str,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: FrozenDict = EMPTY,
 ) -> AssistantMessage:
     """The canonical assistant turn: the content blocks in order, the tool plan (visible
     text) after the leading thinking blocks; a ToolCallMessage when there are calls.
@@ -195,11 +196,12 @@ def assistant_message(
     else:
         content = tuple(parts)
     extras = extras_of(tag, own, "message")
+    # every value is checked already: built without checking again
     if calls or invalid:
-        return ToolCallMessage(
-            tuple(calls), content or None, tuple(invalid), metadata=metadata, extras=extras
+        return tool_call_message(
+            ToolCallMessage, tuple(calls), content or None, tuple(invalid), None, metadata, extras
         )
-    return AssistantMessage(content if content else "", metadata=metadata, extras=extras)
+    return message(AssistantMessage, content if content else "", None, metadata, extras)
 
 
 def read_assistant(
@@ -207,7 +209,7 @@ def read_assistant(
     path: str,
     tag: str,
     seed: str,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: FrozenDict = EMPTY,
 ) -> AssistantMessage:
     """An assistant message (of a request, or a response's ``message``): its content (a
     string or blocks), ``tool_plan``, ``tool_calls`` (ids derived from ``seed`` where the

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ..._frozen import FrozenDict
+from ..._frozen import EMPTY, FrozenDict
 from ..._message import AssistantMessage
 from ...errors import DecodeError
 from .._base import (
@@ -56,9 +53,9 @@ def finish_of(raw: str | None, called: bool) -> FinishReason:
     return FINISH.get(raw, FinishReason.OTHER)
 
 
-def usage_metadata(usage: Usage | None) -> Mapping[str, Any] | None:
+def usage_metadata(usage: Usage | None) -> FrozenDict:
     """The metadata of a response message: its usage as a dict."""
-    return None if usage is None else {"usage": usage.to_dict()}
+    return EMPTY if usage is None else FrozenDict({"usage": FrozenDict(usage.to_dict())})
 
 
 def _error_response(text: str, response_id: str | None) -> ChatResponse:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
+from ..._frozen import FrozenDict
 from ..._parts import ContentPart, ReasoningPart, TextPart
 from ..._streaming import ToolCallAccumulator, ToolCallDelta
 from ...errors import DecodeError
@@ -178,12 +179,12 @@ class CohereStream(CountingStream):
         own: dict[str, Any] = {}
         if self._citations:
             own["citations"] = self._citations
-        meta: dict[str, Any] = dict(usage_metadata(self._usage) or {})
+        meta = usage_metadata(self._usage)
         error = self._error
         if not (error or self._ended):
             error = "stream ended before message-end (truncated)"
         if error:
-            meta["error"] = {"message": error}
+            meta = FrozenDict({**meta, "error": FrozenDict({"message": error})})
         message = assistant_message(blocks, "".join(self._plan), calls, invalid, own, tag, meta)
         finish = finish_of(self._finish, bool(calls or invalid))
         if error:
