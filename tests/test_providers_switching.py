@@ -33,6 +33,7 @@ PROVIDERS = (
     "openrouter",
     "mistral",
     "bedrock",
+    "gemini_interactions",
     "cohere",
 )
 #: Providers whose parallel tool-call fixture carries reasoning of their own.
@@ -43,6 +44,7 @@ REASONING = (
     "deepseek",
     "openrouter",
     "bedrock",
+    "gemini_interactions",
     "cohere",
 )
 PAIRS = [(a, b) for a, b in itertools.permutations(PROVIDERS, 2)]
@@ -98,6 +100,9 @@ def signatures(provider: str) -> list[str]:
             "parts"
         ]
         return [p["thoughtSignature"] for p in parts if "thoughtSignature" in p]
+    if provider == "gemini_interactions":
+        steps = fixture(provider, "response_tool_calls_parallel.json")["steps"]
+        return [s["signature"] for s in steps if s["type"] == "thought"]
     if provider == "openai_responses":
         output = fixture(provider, "response_tool_calls_parallel.json")["output"]
         return [ENCRYPTED, REASONING_ID, *(item["id"] for item in output)]
@@ -269,6 +274,31 @@ def check_bedrock(body: dict[str, Any]) -> None:
         assert body["toolConfig"]["tools"]
 
 
+def check_gemini_interactions(body: dict[str, Any]) -> None:
+    """Steps: every function_result answers a pending function_call of the turn before."""
+    assert isinstance(body["system_instruction"], str)
+    steps = body["input"]
+    assert steps[0]["type"] == "user_input"
+    pending: list[str] = []
+    for step in steps:
+        kind = step["type"]
+        if kind == "function_result":
+            assert step["call_id"] in pending, "a result that answers no pending call"
+            pending.remove(step["call_id"])
+            continue
+        if kind == "user_input":
+            assert not pending, "calls left unanswered"
+            assert step["content"]
+        elif kind == "function_call":
+            assert isinstance(step["arguments"], dict) and step["id"] and step["name"]
+            pending.append(step["id"])
+        elif kind == "thought":
+            assert step["signature"]
+        else:
+            assert kind == "model_output" and step["content"], kind
+    assert not pending
+
+
 def check_cohere(body: dict[str, Any]) -> None:
     """Cohere v2: chat-completions pairing, and no assistant turn without something in it."""
     check_chat_completions(body, arguments_are_strings=True)
@@ -289,6 +319,7 @@ CHECKS = {
     "anthropic": check_anthropic,
     "gemini": check_gemini,
     "openai_responses": check_responses,
+    "gemini_interactions": check_gemini_interactions,
     "cohere": check_cohere,
 }
 
