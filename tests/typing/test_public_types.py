@@ -5,7 +5,7 @@ It also runs under pytest, so every line here is exercised at run time too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, assert_type
 
@@ -63,7 +63,14 @@ def test_tool_types() -> None:
 def test_codec_history_and_provider_types() -> None:
     import messages
     from messages import ConversationHistory, Messages, OrderingPolicy, Repair, ToolDefinition
-    from messages.providers import ChatResponse, Conversion, FinishReason, Provider, get_provider
+    from messages.providers import (
+        ChatResponse,
+        Conversion,
+        FinishReason,
+        Provider,
+        get_provider,
+        iter_sse,
+    )
 
     u = Message.user("hi")
     assert_type(u.to_dict(), dict[str, Any])
@@ -90,6 +97,9 @@ def test_codec_history_and_provider_types() -> None:
     assert_type(r, ChatResponse)
     assert_type(r.finish_reason, FinishReason)
     assert_type(r.message, AssistantMessage)
+    events = iter_sse([b'data: {"choices": []}', b""])
+    assert_type(events, Iterator[dict[str, Any]])
+    assert_type(p.stream().feed_all(events), ChatResponse)
 
 
 def test_typed_list_entry_points_and_factories() -> None:
