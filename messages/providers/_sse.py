@@ -67,8 +67,8 @@ def iter_sse(lines: Iterable[str | bytes] | str | bytes) -> Iterator[dict[str, A
 
 
 def _events(lines: Iterable[object]) -> Iterator[dict[str, Any]]:
-    data: list[str] = []
-    count = 0
+    data: list[str] = []  # the data lines of the event being read
+    count = 0  # events dispatched so far
     first = True
     for n, item in enumerate(lines, 1):
         for raw in _split(item, n, count + 1):
@@ -76,20 +76,17 @@ def _events(lines: Iterable[object]) -> Iterator[dict[str, Any]]:
             first = False
             if line:
                 _field(line, data)
-                continue
-            if not data:
-                continue
-            count += 1
-            payload = "\n".join(data)
-            data.clear()
-            if payload.strip() == DONE:
-                return
-            if payload and not payload.isspace():
-                yield _payload(payload, count)
-    if data:
-        payload = "\n".join(data)
-        if payload.strip() != DONE and not payload.isspace() and payload:
-            yield _payload(payload, count + 1)
+            elif data:  # a blank line ends an event that has data
+                count += 1
+                text = "\n".join(data)
+                data.clear()
+                if text.strip() == DONE:
+                    return
+                if text.strip():  # blank data is a keep-alive
+                    yield _payload(text, count)
+    text = "\n".join(data)  # a last event without its blank line
+    if text.strip() and text.strip() != DONE:
+        yield _payload(text, count + 1)
 
 
 def _split(item: object, n: int, event: int) -> list[str]:
