@@ -445,6 +445,10 @@ def test_a_store_argument_that_is_no_store_is_a_usage_error(
     code, _, err = cli(capsys, "export", str(tmp_path), *SESSION, "--table-prefix", "x_")
     assert code == 2
     assert one_line(err) == "--table-prefix applies only to a postgresql:// STORE"
+    url = "postgresql://app@db.example/app"
+    code, _, err = cli(capsys, "export", url, *SESSION, "--table-prefix", "no spaces")
+    assert code == 2
+    assert one_line(err).startswith("--table-prefix: ")
     code, _, err = cli(capsys, "export", str(tmp_path), "--agent", "", "--session", "s")
     assert code == 2
     assert one_line(err) == "--agent: must not be empty"

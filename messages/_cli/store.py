@@ -168,8 +168,13 @@ class Store:
             raise UsageFailure(
                 f"{self.name}: a PostgreSQL store needs psycopg 3: {_POSTGRES_EXTRA}"
             ) from None
+        from ..errors import ValidationError
+
         prefix = "messages_" if self._prefix is None else self._prefix
-        return PostgresBackend(self.spec, table_prefix=prefix)
+        try:
+            return PostgresBackend(self.spec, table_prefix=prefix)
+        except ValidationError as exc:
+            raise UsageFailure(f"--table-prefix: {exc.message}") from None
 
     def _sqlite(self) -> Backend:
         spec = self.spec
