@@ -27,6 +27,7 @@ SUITES = [
     ("providers2", "bench_providers2", "bench_providers2"),
     ("bedrock", "bench_bedrock", "bench_bedrock"),
     ("cohere", "bench_cohere", "bench_cohere"),
+    ("gemini_interactions", "bench_gemini_interactions", "bench_gemini_interactions"),
     ("responses", "bench_responses", "bench_responses"),
     ("storage", "bench_storage", "bench_storage"),
     ("sqlite-vs-postgres", "bench_storage", "bench_sqlite_vs_postgres"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ... import _build
 from ..._frozen import EMPTY, FrozenDict
 from ..._ids import DERIVED_ID_PREFIX, derive_call_id
 from ..._json import json_type
@@ -20,7 +21,7 @@ from ..._message import AssistantMessage, Message, ToolCallMessage, ToolResultMe
 from ..._parts import ContentPart, ReasoningPart, TextPart
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError
-from .._base import raw_json_text, tool_name_valid
+from .._base import raw_json_text, tool_name_valid, unique_calls
 from ._content import CONTENT_TYPES, parse_item
 from ._wire import (
     INPUT,
@@ -204,9 +205,12 @@ class ModelTurn:
         )
 
     def message(self, metadata: Mapping[str, Any] | None = None, **more: Any) -> AssistantMessage:
-        """The turn as an AssistantMessage (a ToolCallMessage when it has calls)."""
+        """The turn as an AssistantMessage (a ToolCallMessage when it has calls), built
+        from the values checked while reading (a repeated call id makes the repeat an
+        invalid call, as every provider's response parser does)."""
         own = self.state(**more)
-        extras = {self.tag: own} if own else None
+        extras = FrozenDict({self.tag: own}) if own else EMPTY
+        meta = frozen(dict(metadata), "metadata") if metadata else EMPTY
         parts = self.parts
         content: str | tuple[ContentPart, ...] | None
         if (
@@ -218,11 +222,16 @@ class ModelTurn:
             content = parts[0].text
         else:
             content = tuple(parts)
-        if self.calls or self.invalid:
-            return ToolCallMessage(
-                self.calls, content or None, self.invalid, metadata=metadata, extras=extras
-            )
-        return AssistantMessage(content or "", metadata=metadata, extras=extras)
+        if not (self.calls or self.invalid):
+            return _build.message(AssistantMessage, content or "", None, meta, extras)
+        calls, repeated = unique_calls(self.calls, "tool_calls")
+        invalid = (*self.invalid, *repeated)
+        ids = [c.id for c in calls] + [c.id for c in invalid]
+        if len(set(ids)) != len(ids):  # invalid calls sharing an id: the checks say so
+            return ToolCallMessage(calls, content or None, invalid, metadata=meta, extras=extras)
+        return _build.tool_call_message(
+            ToolCallMessage, tuple(calls), content or None, invalid, None, meta, extras
+        )
 
 
 # -- requests ---------------------------------------------------------------------------
