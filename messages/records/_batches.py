@@ -20,6 +20,7 @@ from ._common import (
     Encoded,
     Options,
     foreign_extras,
+    formatted,
     frozen,
     key_at,
     list_at,
@@ -139,11 +140,11 @@ def _body(
     record: Record, wire: Provider, options: Mapping[str, Any], losses: list[Loss]
 ) -> dict[str, Any]:
     """The request body: the kept options, then the conversation and tools the provider wrote."""
-    conversion = wire.convert(record.messages, record.tools)
-    losses.extend(conversion.losses)
+    written, found = formatted(wire, record)
+    losses.extend(found)
     body = thaw(options) if options else {}
     kept = body.pop("tools", None)
-    body.update(conversion.body)
+    body.update(written)
     if kept:
         body["tools"] = [*body.get("tools", ()), *kept]
     return body
@@ -164,8 +165,15 @@ def write_batch(record: Record, n: int, batch: Batch) -> Encoded:
 
 def write_openai(record: Record, n: int, options: Options) -> Encoded:
     """A Record as an OpenAI batch line, to ``options.url``, the record's url, or chat completions."""
-    losses: list[Loss] = []
     extras = record.extras
+    key = record.key if record.key is not None else f"request-{n}"
+    if not extras:  # a conversation without request options (most datasets): the body only
+        url = options.url or CHAT_URL
+        body, found = formatted(provider(URLS[url]), record)
+        losses = list(found)
+        weight_losses(record, "openai-batch", losses)
+        return {"custom_id": key, "method": "POST", "url": url, "body": body}, losses
+    losses = []
     came_from = extras.get("url", CHAT_URL)
     url = options.url or (came_from if came_from in URLS else CHAT_URL)
     body_options = dict(_mapping(extras.get("body", EMPTY), "body", losses))
@@ -181,7 +189,6 @@ def write_openai(record: Record, n: int, options: Options) -> Encoded:
     body = _body(record, provider(URLS[url]), body_options, losses)
     foreign_extras(record, "openai-batch", frozenset(("body", "url", *FT_BODY_KEYS)), losses)
     weight_losses(record, "openai-batch", losses)
-    key = record.key if record.key is not None else f"request-{n}"
     return {"custom_id": key, "method": "POST", "url": url, "body": body}, losses
 
 

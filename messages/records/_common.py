@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._frozen import EMPTY, FrozenDict, freeze
 from .._json import json_type
 from ..errors import DecodeError, MessageError
-from ..providers._base import Loss
+from ..providers._base import GUARDED_ERRORS, Loss, format_error
 
 if TYPE_CHECKING:
     from ..providers._base import Provider
@@ -20,6 +20,7 @@ __all__ = [
     "Encoded",
     "Options",
     "foreign_extras",
+    "formatted",
     "frozen",
     "key_at",
     "list_at",
@@ -62,6 +63,21 @@ def provider(name: str) -> Provider:
 
         found = _providers[name] = get_provider(name)
     return found
+
+
+def formatted(wire: Provider, record: Record) -> tuple[dict[str, Any], Sequence[Loss]]:
+    """The request body ``wire`` writes for the record's messages and tools, and its losses.
+
+    The provider's own formatter, without ``convert``'s checks of what it was given:
+    a Record holds checked tuples of messages and tool definitions already, and this
+    runs once per line of a dataset.
+    """
+    try:
+        return wire._format(record.messages, record.tools)
+    except MessageError:
+        raise
+    except GUARDED_ERRORS as exc:
+        raise format_error(exc) from None
 
 
 def object_at(

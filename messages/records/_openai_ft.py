@@ -14,7 +14,16 @@ from typing import Any
 from .._frozen import EMPTY
 from ..errors import DecodeError
 from ..providers._base import Loss
-from ._common import Encoded, foreign_extras, frozen, list_at, parsed, provider, split_tools
+from ._common import (
+    Encoded,
+    foreign_extras,
+    formatted,
+    frozen,
+    list_at,
+    parsed,
+    provider,
+    split_tools,
+)
 from ._record import Record, trusted_record
 
 __all__ = ["read", "write"]
@@ -65,9 +74,9 @@ def _weighted(messages: tuple[Any, ...], weights: dict[int, Any], given: int) ->
 def write(record: Record, n: int) -> Encoded:
     """A Record as a fine-tuning line; its key is a loss (these lines have none)."""
     losses: list[Loss] = []
-    conversion = provider("openai").convert(record.messages, record.tools)
-    losses.extend(conversion.losses)
-    wire = conversion.body["messages"]
+    body, found = formatted(provider("openai"), record)
+    losses.extend(found)
+    wire = body["messages"]
     aligned = len(wire) == len(record.messages)
     for i, message in enumerate(record.messages):
         if "weight" in message.extras:
@@ -76,8 +85,8 @@ def write(record: Record, n: int) -> Encoded:
             else:  # the provider merged or dropped messages: no place to put it
                 losses.append(Loss(f"messages[{i}].weight", "a fine-tuning weight", "not carried"))
     line: dict[str, Any] = {"messages": wire}
-    if "tools" in conversion.body:
-        line["tools"] = conversion.body["tools"]
+    if "tools" in body:
+        line["tools"] = body["tools"]
     line.update(foreign_extras(record, "openai-ft", _LINE, losses))
     if record.key is not None:
         losses.append(Loss("key", "the record's key", "not carried: fine-tuning lines have no key"))

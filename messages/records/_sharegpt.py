@@ -16,7 +16,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import _build
-from .._ids import DERIVED_ID_PREFIX, derive_call_id
+from .._fields import check_tool_name
+from .._frozen import EMPTY, freeze_mapping
+from .._ids import DERIVED_ID_PREFIX, call_id_of
 from .._json import dumps_compact, json_type, loads
 from .._message import (
     AssistantMessage,
@@ -109,10 +111,7 @@ class _Reader:
     def _calls(self, i: int, value: str, path: str) -> None:
         data = loads(value, f"{path}.value")
         items = data if type(data) is list else [data]
-        calls = tuple(
-            _call(item, i, j, f"{path}.value" + (f"[{j}]" if data is items else ""))
-            for j, item in enumerate(items)
-        )
+        calls = tuple(_call(item, value, i, j, data is items) for j, item in enumerate(items))
         if not calls:
             raise DecodeError("expected at least one call", f"{path}.value")
         self.messages.append(_build.tool_call_message(ToolCallMessage, calls))
@@ -131,21 +130,28 @@ class _Reader:
         )
 
 
-def _call(item: object, i: int, j: int, path: str) -> ToolCall:
-    """One call of a ``function_call`` turn: ``{"name", "arguments"}`` (an object, or its JSON text)."""
-    if type(item) is not dict:
-        raise DecodeError(f"expected an object, got {json_type(item)}", path)
-    name = item.get("name")
-    arguments = item.get("arguments", {})
-    if type(name) is not str:
-        raise DecodeError(f"expected a string, got {json_type(name)}", f"{path}.name")
-    text = arguments if type(arguments) is str else dumps_compact(arguments)
-    call_id = derive_call_id(DERIVED_ID_PREFIX, "sharegpt", i, j, name, text)
+def _call(item: object, value: str, i: int, j: int, listed: bool) -> ToolCall:
+    """One call of the ``function_call`` turn ``i`` (``value``: its text): ``{"name",
+    "arguments"}``, the arguments an object or its JSON text. Its id is derived from the
+    turn's place and text, so the same line always gives the same ids."""
     try:
-        return ToolCall(call_id, name, arguments)
+        if type(item) is not dict:
+            raise DecodeError(f"expected an object, got {json_type(item)}")
+        name = check_tool_name(item.get("name"), "name")
+        arguments = item.get("arguments", EMPTY)
+        raw = arguments if type(arguments) is str else None
+        if raw is not None:
+            arguments = loads(raw, "arguments")
+        if type(arguments) is not dict and arguments is not EMPTY:
+            raise DecodeError(f"expected an object, got {json_type(arguments)}", "arguments")
+        frozen_arguments = freeze_mapping(arguments, "arguments")
     except MessageError as exc:
-        field = "arguments" if exc.path.startswith("arguments") else "name"
-        raise DecodeError(exc.message, f"{path}.{field}") from None
+        where = f"conversations[{i}].value" + (f"[{j}]" if listed else "")
+        raise DecodeError(
+            exc.message, where if exc.path in ("", "$") else f"{where}.{exc.path}"
+        ) from None
+    call_id = call_id_of(DERIVED_ID_PREFIX, f"sharegpt\x1f{i}\x1f{j}\x1f{value}")
+    return _build.tool_call(ToolCall, call_id, name, frozen_arguments, EMPTY, raw)
 
 
 def read(obj: Mapping[str, Any]) -> Record:
