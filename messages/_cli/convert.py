@@ -11,11 +11,12 @@ import re
 import sys
 from collections.abc import Sequence
 
+from .._jsonl import encode_line
 from .decode import Decoded, decode
 from .detect import choose
 from .formats import is_provider
 from .ids import Identities
-from .sink import Sink, compact, pretty
+from .sink import Sink, pretty
 from .source import Document, Opened
 from .terminal import isatty, loss_words, warn_losses
 from .tools import body_tools
@@ -58,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
         encode = ids.canonical if args.to_format == "canonical" else ids.envelope
         with Sink(args.output) as sink:
             if args.output_format == "jsonl":
-                for decoded in located:
-                    sink.write(compact(encode(decoded)) + "\n")
+                sink.write_lines(encode_line(encode(decoded)) for decoded in located)
             else:
                 sep = "[\n  "
                 for decoded in located:
@@ -88,8 +88,9 @@ def _to_provider(
     ]
     if warn_losses(args.strict, report, provider.name):
         return 1
+    del decoded  # written from here on: the body alone
     with Sink(args.output) as sink:
-        sink.write(pretty(conversion.body) + "\n")
+        sink.write_json(conversion.body)
     return 0
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from .._json import json_type, loads
+from .._jsonl import line_value
 from ..errors import DecodeError, MessageError
 from .formats import is_provider, provider_names
 from .source import Document, Lines
@@ -117,16 +118,16 @@ class Decoded:
     """One decoded message, where it came from, and whether the input gave its id and time.
 
     ``loc`` is the message's place in the input (``messages[3]``, ``line 7``), or
-    ``""`` when there is nothing more precise than its index. For a provider's
-    request body it is worked out only when asked for (on a problem), because
-    that takes a second parse.
+    ``""`` when there is nothing more precise than its index. It is worked out
+    only when asked for (on a problem): for a line of JSON Lines, from its number
+    (``loc`` is then an int), and for a provider's request body by a second parse.
     """
 
     __slots__ = ("_loc", "_where", "given_created", "given_id", "index", "message")
 
     def __init__(
         self,
-        loc: str,
+        loc: str | int,
         message: Message,
         given_id: bool,
         given_created: bool,
@@ -147,7 +148,8 @@ class Decoded:
         if where is not None:
             self._loc = where(self.index)
             self._where = None
-        return self._loc
+        loc = self._loc
+        return f"line {loc}" if type(loc) is int else str(loc)
 
 
 #: Request-body keys whose content becomes the leading system message.
@@ -237,7 +239,13 @@ def decode_all(
         # hot path: one message per line of a possibly huge file.
         for n, raw in source.rows:
             try:
-                item = loads(raw)
+                item = line_value(raw, n)  # a DecodeError at "line n" already
+            except DecodeError as exc:
+                if not keep_going:
+                    raise
+                yield exc
+                continue
+            try:
                 message = decode_item(item)
             except MessageError as exc:
                 if not keep_going:
@@ -245,10 +253,7 @@ def decode_all(
                 yield _at_line(exc, n)
                 continue
             yield Decoded(
-                f"line {n}",
-                message,
-                item.get("id") is not None,
-                item.get("created_at") is not None,
+                n, message, item.get("id") is not None, item.get("created_at") is not None
             )
         return
     for loc, item in _document_items(source.value, fmt):

@@ -10,13 +10,14 @@ options, tools) kept as they were. Each change is listed on stderr as
 
 from __future__ import annotations
 
+from .._jsonl import encode_line
 from .._ordering import OrderingPolicy, check_sequence
 from .._repair import repair
 from ..errors import OrderingError
 from .decode import Decoded, decode
 from .formats import is_provider
 from .ids import Identities
-from .sink import Sink, compact, pretty
+from .sink import Sink
 from .source import Document, Lines, Opened
 from .terminal import Failure, loss_words, warn, warn_losses
 from .validate import policy_named
@@ -56,18 +57,18 @@ def run(args: argparse.Namespace) -> int:
         return _write_provider(args, source, fixed)
     ids = Identities()
     ids.observe(decoded)
+    del decoded  # the repaired messages and the ids are all that is written from here on
     envelope = args.format == "envelope"
-    items = [ids.output_dict(m, i, envelope=envelope) for i, m in enumerate(fixed)]
+    items = (ids.output_dict(m, i, envelope=envelope) for i, m in enumerate(fixed))
     with Sink(args.output) as sink:
         if isinstance(source, Lines):
-            for item in items:
-                sink.write(compact(item) + "\n")
+            sink.write_lines(map(encode_line, items))  # each line as it is made
         else:
             value = source.value
             if type(value) is dict and type(value.get("messages")) is list:
-                sink.write(pretty({**value, "messages": items}) + "\n")
+                sink.write_json({**value, "messages": list(items)})
             else:
-                sink.write(pretty(items) + "\n")
+                sink.write_json(list(items))
     return 0
 
 
@@ -105,10 +106,9 @@ def _write_provider(
         out = body
     with Sink(args.output) as sink:
         if isinstance(source, Lines) and lists_only:
-            for item in out:
-                sink.write(compact(item) + "\n")
+            sink.write_lines(map(encode_line, out))
         else:
-            sink.write(pretty(out) + "\n")
+            sink.write_json(out)
     return 0
 
 

@@ -22,11 +22,21 @@ from .terminal import STDOUT_CLOSED, Failure, stream_closed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import IO, Any
 
 __all__ = ["Sink", "compact", "pretty"]
 
 _LINE_BREAKS = re.compile("[\u2028\u2029\x85]")
+
+#: Lines joined into one write by ``Sink.write_lines``.
+_BATCH = 512
+
+#: Pieces of encoded JSON joined into one write by ``Sink.write_json``.
+_PIECES = 8192
+
+#: The encoder of ``pretty``, made once.
+_PRETTY = json.JSONEncoder(indent=2, ensure_ascii=False)
 
 
 class Sink:
@@ -84,6 +94,39 @@ class Sink:
             sys.stdout.write(data.decode("utf-8"))
         else:
             buffer.write(data)
+
+    def write_lines(self, lines: Iterable[str]) -> None:
+        """Write each of ``lines`` (each with its line end), as they come, in batches.
+
+        A batch is written once it holds ``_BATCH`` lines, so that the output of a
+        long stream never sits in memory whole; joining lines saves a write per line.
+        """
+        batch: list[str] = []
+        append = batch.append
+        for line in lines:
+            append(line)
+            if len(batch) == _BATCH:
+                self.write("".join(batch))
+                batch.clear()
+        if batch:
+            self.write("".join(batch))
+
+    def write_json(self, value: Any) -> None:
+        """``value`` as ``pretty`` writes it, and a line end, written as it is encoded.
+
+        The text of a large request body is never held whole: it is written in
+        batches of the encoder's pieces (a string is always one piece, so the line
+        breaks inside it are escaped within one batch).
+        """
+        batch: list[str] = []
+        append = batch.append
+        for piece in _PRETTY.iterencode(value):
+            append(piece)
+            if len(batch) == _PIECES:
+                self.write(_escape_line_breaks("".join(batch)))
+                batch.clear()
+        append("\n")
+        self.write(_escape_line_breaks("".join(batch)))
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if self._file is None:
