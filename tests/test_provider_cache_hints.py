@@ -121,6 +121,7 @@ NO_BREAKPOINTS = {
     "mistral": "it caches prompt prefixes by itself",
     "ollama": "the server keeps a prompt cache by itself",
     "gemini": "implicit caching is automatic; explicit caches are cachedContents",
+    "gemini_interactions": "caching is implicit",
 }
 _INPUT_ONLY = "takes prompt_cache_breakpoint on input parts only, not on assistant messages"
 

@@ -33,6 +33,7 @@ from ._wire import mapping, opt_string, string, type_of
 __all__ = ["InteractionsStream"]
 
 _NONE: tuple[StreamDelta, ...] = ()
+_DONE: Final = ("[DONE]", b"[DONE]")
 _TRUNCATED: Final = "stream ended before interaction.completed (truncated)"
 
 
@@ -126,7 +127,7 @@ class InteractionsStream(CountingStream):
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one event; returns the text, reasoning and tool-call deltas it carried."""
         given: object = event
-        if given == "[DONE]":
+        if given in _DONE:  # the SSE end sentinel, as text or bytes
             return _NONE
         event = mapping(event, "")
         self._events += 1
