@@ -474,3 +474,11 @@ def test_system_blocks_are_kept_while_the_text_is_unchanged() -> None:
     other = get_provider("bedrock", origin="eu-west-1").convert([system, user])
     assert other.body["system"] == [{"text": "Rules. More rules."}]
     assert [x.what for x in other.losses] == ["bedrock system blocks"]
+
+
+def test_image_bytes_an_image_part_refuses_read_back_as_a_file_part() -> None:
+    """Found by hypothesis: a FilePart of an image type whose data is a data: URL goes as
+    image bytes; reading them back gives that FilePart (an ImagePart refuses such data)."""
+    ms: list[Message] = [Message.user([FilePart(data="data:x;base64,abc", media_type="image/png")])]
+    body = PROVIDER.format_request(ms)
+    assert PROVIDER.parse_messages(body) == ms

@@ -195,8 +195,9 @@ def read_media(kind: str, value: Any, path: str) -> ContentPart | None:
     try:
         if "bytes" in source:
             data = b64_text(source["bytes"], f"{spath}.bytes")
-            if kind == "image":
+            if kind == "image" and not data.startswith("data:"):
                 return ImagePart(data=data, media_type=media_type)
+            # an image whose bytes text an ImagePart refuses (a data: URL) is a FilePart
             return FilePart(data=data, media_type=media_type, filename=name)
         if "s3Location" in source:
             s3 = as_mapping(source["s3Location"], f"{spath}.s3Location")
