@@ -25,6 +25,7 @@ from messages import (
     ValidationError,
 )
 from messages.providers import FinishReason, get_provider
+from messages.providers.gemini_interactions import PROVIDER
 from tests.conftest import FIXTURES, fixture_entries, load_fixture
 from tests.provider_facts import compare_messages, unknown_blocks
 from tests.provider_fidelity import (
@@ -42,7 +43,8 @@ from tests.provider_fidelity import (
 )
 from tests.strategies import message_lists
 
-P = get_provider("gemini_interactions")
+P = PROVIDER
+assert get_provider("gemini_interactions") is PROVIDER
 ENTRIES = fixture_entries("gemini_interactions")
 DIR = FIXTURES / "gemini_interactions"
 
@@ -151,7 +153,7 @@ def test_truncated_stream_is_an_error_that_keeps_what_came() -> None:
 
 
 def test_streamed_arguments_that_are_not_json_become_an_invalid_call() -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         {"event_type": "step.start", "index": 0,
          "step": {"type": "function_call", "id": "c1", "name": "get_weather", "arguments": {}}},
         {"event_type": "step.delta", "index": 0,
@@ -364,3 +366,108 @@ def test_formatting_is_stable_through_its_own_parser(messages: list[Message]) ->
     assert again == first
     with pytest.raises(DecodeError):
         P.parse_messages({"input": [{"type": "function_result", "result": "x"}]})
+
+
+# -- more of the wire ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "calls", "finish"),
+    [
+        ("completed", False, FinishReason.STOP),
+        ("completed", True, FinishReason.TOOL_CALLS),
+        ("requires_action", True, FinishReason.TOOL_CALLS),
+        ("incomplete", False, FinishReason.LENGTH),
+        ("requires_continuation", False, FinishReason.LENGTH),
+        ("budget_exceeded", False, FinishReason.LENGTH),
+        ("failed", False, FinishReason.ERROR),
+        ("cancelled", False, FinishReason.OTHER),
+        ("in_progress", False, FinishReason.OTHER),
+    ],
+)
+def test_status_gives_the_finish_reason(status: str, calls: bool, finish: FinishReason) -> None:
+    steps: list[Any] = [{"type": "model_output", "content": [{"type": "text", "text": "x"}]}]
+    if calls:
+        steps.append({"type": "function_call", "id": "c1", "name": "f", "arguments": {}})
+    r = P.parse_response({"id": "v1_s", "status": status, "steps": steps})
+    assert (r.finish_reason, r.provider_finish_reason, r.id) == (finish, status, "v1_s")
+
+
+def test_kept_keys_and_summaries_go_back_as_they_came() -> None:
+    steps = [
+        {"type": "thought", "signature": "s1",
+         "summary": [{"type": "text", "text": "a"}, {"type": "image", "data": "AAAA", "mime_type": "image/png"}]},
+        {"type": "model_output", "content": [
+            {"type": "text", "text": "Cited.", "annotations": [{"type": "url_citation", "url": "https://a.example"}]},
+            {"type": "image", "data": "iVBORw0KGgo=", "mime_type": "image/png"},
+        ]},
+    ]  # fmt: skip
+    msg = P.parse_response({"id": "v1_k", "status": "completed", "steps": steps}).message
+    assert msg.text == "Cited." and msg.reasoning[0].text == "a"
+    assert P.convert([Message.user("q"), msg]).body["input"][1:] == steps
+
+
+def test_launch_era_turns_with_calls_and_results() -> None:
+    body = {
+        "input": [
+            {"role": "user", "content": [{"type": "text", "text": "Weather in Boston?"}]},
+            {"role": "model", "content": [
+                {"type": "thought", "signature": "s1"},
+                {"type": "function_call", "id": "gth23981", "name": "get_weather",
+                 "arguments": {"location": "Boston, MA"}},
+            ]},
+            {"role": "user", "content": [
+                {"type": "function_result", "call_id": "gth23981", "name": "get_weather",
+                 "result": [{"type": "text", "text": "{\"weather\":\"sunny\"}"}]},
+            ]},
+        ]
+    }  # fmt: skip
+    user, turn, result = P.parse_messages(body)
+    assert isinstance(turn, ToolCallMessage) and turn.reasoning[0].signature == "s1"
+    assert isinstance(result, ToolResultMessage) and result.text == '{"weather":"sunny"}'
+    steps = P.convert([user, turn, result]).body["input"]
+    assert [s["type"] for s in steps] == [
+        "user_input",
+        "thought",
+        "function_call",
+        "function_result",
+    ]
+    assert steps[3]["result"] == [{"type": "text", "text": '{"weather":"sunny"}'}]
+
+
+def test_a_call_without_an_id_gets_a_stable_derived_one() -> None:
+    body = {"id": "v1_d", "status": "requires_action",
+            "outputs": [{"type": "function_call", "name": "f", "arguments": {"a": 1}}]}  # fmt: skip
+    first, again = P.parse_response(body), P.parse_response(body)
+    (call,) = first.tool_calls
+    assert call.id.startswith("call_derived_") and again.tool_calls[0].id == call.id
+
+
+def test_an_invalid_call_goes_back_with_an_object() -> None:
+    body = {"id": "v1_i", "status": "requires_action", "steps": [
+        {"type": "function_call", "id": "c1", "name": "bad name!", "arguments": {"a": 1}},
+        {"type": "function_call", "id": "c2", "name": "f", "arguments": "[1, 2]"},
+    ]}  # fmt: skip
+    r = P.parse_response(body)
+    assert r.tool_calls == () and [c.id for c in r.invalid_tool_calls] == ["c1", "c2"]
+    conversion = P.convert([Message.user("q"), r.message])
+    sent = conversion.body["input"][1:]
+    assert sent[0]["arguments"] == {"a": 1} and sent[0]["name"] == "bad name!"
+    assert sent[1]["arguments"] == {}
+    assert [loss.what for loss in conversion.losses] == ["invalid tool call arguments"]
+
+
+def test_system_and_developer_messages_join_the_system_instruction() -> None:
+    conversion = P.convert(
+        [Message.system("A"), Message.developer("B"), Message.user("q"), Message.system("C")]
+    )
+    assert conversion.body["system_instruction"] == "A\n\nB\n\nC"
+    assert [loss.path for loss in conversion.losses] == ["messages[1]", "messages[3]"]
+
+
+def test_other_wire_formats_are_refused_with_a_path() -> None:
+    with pytest.raises(DecodeError):
+        P.parse_response({"candidates": [{"content": {"parts": [{"text": "hi"}]}}]})
+    with pytest.raises(DecodeError) as info:
+        P.stream().feed({"choices": [], "object": "chat.completion.chunk"})
+    assert info.value.path == "event_type"

@@ -1,9 +1,9 @@
 """Tool definitions in the Interactions shape, both directions.
 
 A function tool is flat: ``{"type": "function", "name", "description", "parameters"}``
-with ``parameters`` a JSON Schema, sent as the definition holds it (the API has no
-strict flag; ``ToolDefinition.validate_arguments`` still checks the calls that come
-back). Built-in tools given as mappings (``{"type": "google_search"}``,
+with ``parameters`` the JSON Schema ``ToolDefinition.wire_parameters()`` gives (its
+objects closed when the definition is strict; the API has no strict flag, and
+``ToolDefinition.validate_arguments`` still checks the calls that come back). Built-in tools given as mappings (``{"type": "google_search"}``,
 ``code_execution``, ``url_context``, ``mcp_server``, ``file_search``...) pass through
 unchanged. Reading a request, a missing description is the name and missing
 parameters are an object without properties; built-in tools are not
