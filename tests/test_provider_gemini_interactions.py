@@ -471,3 +471,26 @@ def test_other_wire_formats_are_refused_with_a_path() -> None:
     with pytest.raises(DecodeError) as info:
         P.stream().feed({"choices": [], "object": "chat.completion.chunk"})
     assert info.value.path == "event_type"
+
+
+def test_finish_twice_gives_the_same_and_the_events_stay_as_fed() -> None:
+    events = _events("stream_thinking.jsonl")
+    before = json.dumps(events)
+    acc = P.stream()
+    for event in events:
+        acc.feed(event)
+    first, second = acc.finish(), acc.finish()
+    assert (first.text, first.reasoning) == (second.text, second.reasoning)
+    assert json.dumps(events) == before
+
+
+def test_a_streamed_call_without_arguments_takes_none() -> None:
+    events: list[dict[str, Any]] = [
+        {"event_type": "step.start", "index": 0,
+         "step": {"type": "function_call", "id": "c1", "name": "now"}},
+        {"event_type": "step.stop", "index": 0},
+        {"event_type": "interaction.completed",
+         "interaction": {"id": "v1_n", "status": "requires_action"}},
+    ]  # fmt: skip
+    (call,) = P.stream().feed_all(events).tool_calls
+    assert (call.id, call.name, dict(call.arguments)) == ("c1", "now", {})

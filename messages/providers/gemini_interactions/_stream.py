@@ -68,7 +68,7 @@ class _Step:
 
     def assembled(self) -> dict[str, Any]:
         """The step with everything streamed into it."""
-        step = self.step
+        step = dict(self.step)  # finish() may be called again: the slot stays as it was
         kind = step.get("type")
         if kind == "model_output":
             start = step.get("content")
@@ -81,7 +81,10 @@ class _Step:
                 start = step.get("summary")
                 items = list(start) if isinstance(start, (list, tuple)) else []
                 step["summary"] = _joined(items, self.summary)
-        elif kind == "function_call" and self.args is not None:
+        elif kind == "function_call":
+            if self.args is None:
+                step.setdefault("arguments", {})  # a call without arguments takes none
+                return step
             text = "".join(self.args)
             try:
                 step["arguments"] = loads(text, "arguments") if text else {}
@@ -101,7 +104,7 @@ def _joined(items: list[Any], segments: list[Any]) -> list[Any]:
                 and last.get("type") == "text"
                 and type(last.get("text")) is str
             ):
-                last["text"] += seg
+                items[-1] = {**last, "text": last["text"] + seg}  # the event's dict stays
                 continue
             items.append({"type": "text", "text": seg})
         else:
