@@ -1,9 +1,10 @@
 """Datasets on the command line: ``convert --records`` beside its floor, with one and two jobs.
 
 The dataset is ShareGPT JSON Lines as LLaMA-Factory reads them: a system prompt and
-one to four exchanges of a human question and a model answer; one record in five
-calls a tool (a ``function_call`` turn, its ``observation``, the answer) and lists
-its tools as JSON text. Each run is a fresh interpreter (``python -c``) that times
+one to four exchanges of a human question and a model answer (three to eight
+sentences, as long as the answers of LLaMA-Factory's glaive_toolcall demo); one record
+in five then calls a tool (a ``function_call`` turn, its ``observation``, the answer)
+and lists its tools as JSON text. Each run is a fresh interpreter (``python -c``) that times
 only its own work, as ``bench_transcript`` does:
 
 * the floor: ``json.loads`` and ``json.dumps`` of every line, written to a file;
@@ -37,10 +38,17 @@ _QUESTIONS = (
     "What were the main causes of the fall of the Western Roman Empire?",
     "Write a short definition of photosynthesis for a ten-year-old.",
 )
-_ANSWER = (
-    "Sure. {topic} comes down to a few ideas. First, the system learns from examples "
-    "rather than from rules written by hand. Second, it improves as it sees more data. "
-    "Finally, its results are checked against cases it has not seen before."
+#: Sentences an answer is made of: answers of three to eight sentences (about 400 to
+#: 1,100 characters), the length of the answers in LLaMA-Factory's glaive_toolcall demo.
+_SENTENCES = (
+    "The short answer is that it depends on the data you have and on what you want to predict.",
+    "In the first approach the rules are written by hand, while in the second they are learned from examples.",
+    "Each layer of the network transforms its input a little, and many layers together can model complex patterns.",
+    "Historians usually point to a mix of economic, political and military causes rather than a single event.",
+    "Plants take in light, water and carbon dioxide, and they give off oxygen while storing energy as sugar.",
+    "Every block holds a hash of the block before it, so changing an old record would break the whole chain.",
+    "In practice you would start with a small experiment, measure the result, and only then scale it up.",
+    "That is why the method is popular for images, speech and text, where hand-written rules work poorly.",
 )
 _TOOLS = json.dumps(
     [
@@ -63,9 +71,9 @@ _TOOLS = json.dumps(
 def _record(rng: random.Random) -> dict[str, object]:
     turns = [{"from": "system", "value": _SYSTEM}]
     for _ in range(rng.randint(1, 4)):
-        question = rng.choice(_QUESTIONS)
-        turns.append({"from": "human", "value": question})
-        turns.append({"from": "gpt", "value": _ANSWER.format(topic=question.split()[2])})
+        turns.append({"from": "human", "value": rng.choice(_QUESTIONS)})
+        answer = " ".join(rng.choice(_SENTENCES) for _ in range(rng.randint(3, 8)))
+        turns.append({"from": "gpt", "value": answer})
     if rng.random() >= 0.2:
         return {"conversations": turns}
     side = rng.randint(2, 9)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Literal
@@ -14,6 +15,11 @@ from ._formats import Format, format_named
 from ._record import Record
 
 __all__ = ["OnLoss", "decode_line", "encode_record", "loss_handler", "read", "write"]
+
+# Compact ASCII JSON, as ``_json.dumps_compact``, without the check for cycles: a line is
+# built here from fresh dicts and frozen values, which cannot hold one, and the check's
+# bookkeeping for every object and array is a measurable share of writing a line.
+_dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False).encode
 
 OnLoss = Literal["warn", "ignore", "raise"] | Callable[[Loss], object]
 """What ``write`` does with a loss: warn, ignore, raise LossError, or call a function with it."""
@@ -81,7 +87,7 @@ def encode_record(record: Record, n: int, fmt: Format, options: Options) -> tupl
         value, losses = fmt.write(record, n, options)
     except MessageError as exc:
         raise ValidationError(exc.message, _at(n, record.key, exc.path)) from None
-    text: str = _json.dumps_compact(value)
+    text: str = _dumps(value)
     return text, [located(loss, n, record.key) for loss in losses]
 
 
