@@ -494,3 +494,15 @@ def test_a_streamed_call_without_arguments_takes_none() -> None:
     ]  # fmt: skip
     (call,) = P.stream().feed_all(events).tool_calls
     assert (call.id, call.name, dict(call.arguments)) == ("c1", "now", {})
+
+
+def test_a_model_output_with_an_error_keeps_its_text_and_its_error() -> None:
+    steps = [
+        {"type": "model_output", "content": [{"type": "text", "text": "Partial"}],
+         "error": {"code": 13, "message": "internal"}},
+        {"type": "thought", "signature": "s"},
+        {"type": "model_output", "content": [{"type": "text", "text": " answer"}]},
+    ]  # fmt: skip
+    r = P.parse_response({"id": "v1_e", "status": "failed", "steps": steps})
+    assert (r.text, r.finish_reason) == ("Partial answer", FinishReason.ERROR)
+    assert P.convert([Message.user("q"), r.message]).body["input"][1:] == steps

@@ -47,6 +47,7 @@ from ._wire import (
     INPUT,
     INTERACTION_ID,
     LAYOUT,
+    OUTPUT_KEYS,
     PREVIOUS,
     RESULT,
     STEP,
@@ -356,23 +357,30 @@ def _layout(
 class _Turn:
     """Writes the steps of one assistant turn, letter by letter of its layout."""
 
-    __slots__ = ("calls", "f", "i", "keys", "m", "next", "out", "output", "summaries", "unknown")
+    __slots__ = (
+        "calls",
+        "f",
+        "i",
+        "keys",
+        "m",
+        "next",
+        "out",
+        "output",
+        "output_keys",
+        "outputs",
+        "summaries",
+        "unknown",
+    )
 
     def __init__(
         self, m: AssistantMessage, i: int, own: Mapping[str, Any], f: Formatter, unknown: list[Any]
     ) -> None:
         self.m, self.i, self.f = m, i, f
         self.keys = kept_keys(own) if own else {}
-        self.summaries = (
-            {
-                e["index"]: thaw(e["summary"])
-                for e in kept_list(own, SUMMARIES)
-                if isinstance(e, Mapping) and type(e.get("index")) is int and "summary" in e
-            }
-            if own
-            else {}
-        )
+        self.summaries = _indexed(own, SUMMARIES, "summary")
         self.unknown = unknown
+        self.output_keys = _indexed(own, OUTPUT_KEYS, "keys")
+        self.outputs = 0  # model_output steps written
         self.out: list[Any] = []
         self.output: list[Any] | None = None  # the content of the open model_output step
         self.next = {"p": 0, "c": 0, "x": 0, "u": 0}
@@ -387,7 +395,10 @@ class _Turn:
         if letter in {"o", "m"}:
             if self.output is None:
                 self.output = []
-                self.out.append({"type": "model_output", "content": self.output})
+                opened: dict[str, Any] = {"type": "model_output", "content": self.output}
+                opened.update(self.output_keys.get(self.outputs, {}))
+                self.outputs += 1
+                self.out.append(opened)
             if letter == "o":
                 j = self.take("p")
                 p = self.m.parts[j]
@@ -470,6 +481,15 @@ class _Turn:
         kept = own_state(extras, self.f.tag).get(STEP)
         if isinstance(kept, Mapping):
             step.update(thaw(kept))
+
+
+def _indexed(own: Mapping[str, Any], key: str, field: str) -> dict[int, Any]:
+    """The ``[{index, <field>}]`` list kept under ``key``, thawed, by index."""
+    return {
+        e["index"]: thaw(e[field])
+        for e in kept_list(own, key)
+        if isinstance(e, Mapping) and type(e.get("index")) is int and field in e
+    }
 
 
 def _summary_text(summary: list[Any]) -> str:

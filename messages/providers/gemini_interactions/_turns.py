@@ -27,6 +27,7 @@ from ._wire import (
     INPUT,
     KEYS,
     LAYOUT,
+    OUTPUT_KEYS,
     RESULT,
     STEP,
     SUMMARIES,
@@ -93,7 +94,18 @@ def _content_list(value: Any, path: str) -> Sequence[Any]:
 class ModelTurn:
     """The steps of one model turn as they are read, then its AssistantMessage."""
 
-    __slots__ = ("calls", "invalid", "keys", "layout", "parts", "summaries", "tag", "unknown")
+    __slots__ = (
+        "calls",
+        "invalid",
+        "keys",
+        "layout",
+        "output_steps",
+        "parts",
+        "step_keys",
+        "summaries",
+        "tag",
+        "unknown",
+    )
 
     def __init__(self, tag: str) -> None:
         self.tag = tag
@@ -104,6 +116,8 @@ class ModelTurn:
         self.unknown: list[FrozenDict] = []
         self.keys: list[FrozenDict] = []
         self.summaries: list[FrozenDict] = []
+        self.step_keys: list[FrozenDict] = []  # keys of model_output steps, by ordinal
+        self.output_steps = 0
 
     def __bool__(self) -> bool:
         return bool(self.layout)
@@ -113,8 +127,12 @@ class ModelTurn:
         kind = step.get("type")
         if kind == "thought":
             self.thought(step, path)
-        elif kind == "model_output" and set(step) <= _OUTPUT_KEYS and step.get("content"):
+        elif kind == "model_output" and step.get("content"):
             self.output(_content_list(step.get("content"), f"{path}.content"), path)
+            more = {k: v for k, v in step.items() if k not in _OUTPUT_KEYS}
+            if more:  # an error status, say: put back on the same step
+                index = self.output_steps - 1
+                self.step_keys.append(FrozenDict(index=index, keys=frozen(more, path)))
         elif kind == "function_call":
             self.call(step, path, key)
         else:
@@ -146,6 +164,7 @@ class ModelTurn:
         self.layout.append("t")
 
     def output(self, items: Sequence[Any], path: str) -> None:
+        self.output_steps += 1
         if self.layout and self.layout[-1] in ("o", "m"):
             self.layout.append("|")
         for j, raw in enumerate(items):
@@ -200,7 +219,7 @@ class ModelTurn:
         )
         return state(
             **{LAYOUT: kept, UNKNOWN: tuple(self.unknown), KEYS: tuple(self.keys)},
-            **{SUMMARIES: tuple(self.summaries)},
+            **{SUMMARIES: tuple(self.summaries), OUTPUT_KEYS: tuple(self.step_keys)},
             **more,
         )
 

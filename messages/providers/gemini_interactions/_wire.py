@@ -18,6 +18,8 @@ The state kept under ``extras[tag]`` (``tag`` is ``gemini_interactions`` or
   the position among the parts, for content items); to this provider only.
 * ``keys``: ``[{index, keys}]``, the keys of a content item (at part ``index``) the
   canonical part has no field for (``resolution``, ``annotations``...), put back on it.
+* ``output_keys`` (assistant messages): ``[{index, keys}]``, the keys of the turn's
+  ``index``-th ``model_output`` step beyond its content (an ``error`` status).
 * ``summaries`` (assistant messages): ``[{index, summary}]``, the summary of a thought
   (at part ``index``) that is not one text item, verbatim.
 * ``result``: ``"object"`` when a tool result was a JSON object (sent back as one);
@@ -63,6 +65,7 @@ LAYOUT: Final = "layout"
 UNKNOWN: Final = "unknown"
 KEYS: Final = "keys"
 SUMMARIES: Final = "summaries"
+OUTPUT_KEYS: Final = "output_keys"
 RESULT: Final = "result"
 STEP: Final = "step"
 INPUT: Final = "input"
