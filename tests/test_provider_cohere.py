@@ -162,14 +162,23 @@ def test_finish_reasons_and_usage() -> None:
     assert P.parse_response({**body, "usage": {}}).usage is None
 
 
-def test_thinking_is_reasoning_tagged_cohere_and_the_plan_is_text() -> None:
+def test_thinking_and_the_tool_plan_are_reasoning_tagged_cohere() -> None:
     r = P.parse_response(fixture("response_recorded_thinking_tool_call.json"))
     (thought,) = r.message.reasoning
     assert thought.provider == "cohere" and thought.signature is None
     assert r.text == ""
-    r = P.parse_response(fixture("response_tool_calls_parallel.json"))
-    assert r.text.startswith("I will use the weather tool")
-    assert r.message.content == r.text  # the plan alone is the message's text
+    body = fixture("response_tool_calls_parallel.json")
+    r = P.parse_response(body)
+    (plan,) = r.message.reasoning
+    assert (plan.text, plan.provider, r.text) == (body["message"]["tool_plan"], "cohere", "")
+    # back to Cohere as its tool_plan; to anyone else a loss, never text
+    history = [Message.user("q"), r.message]
+    history += [ToolResultMessage(c.id, "ok") for c in r.tool_calls]
+    sent = P.convert(history).body["messages"][1]
+    assert sent == body["message"]
+    conversion = get_provider("anthropic").convert(history)
+    assert plan.text not in json.dumps(conversion.body)
+    assert [loss.path for loss in conversion.losses] == ["messages[1].content[0]"]
 
 
 def test_stream_deltas_skip_done_and_unknown_events() -> None:
@@ -283,13 +292,13 @@ def test_unknown_blocks_go_back_in_place() -> None:
 # -- formatting other providers' conversations ------------------------------------------------
 
 
-def test_text_before_a_call_is_the_tool_plan() -> None:
+def test_text_beside_a_call_is_content() -> None:
     call = ToolCall("toolu_1", "get_weather", {"city": "Paris"})
     turn = Message.assistant("Let me check.", [call])
     body = P.convert(_conversation(turn, ToolResultMessage("toolu_1", "18C"))).body
     assert body["messages"][2] == {
         "role": "assistant",
-        "tool_plan": "Let me check.",
+        "content": "Let me check.",
         "tool_calls": [
             {
                 "id": "toolu_1",

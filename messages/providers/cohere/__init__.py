@@ -21,11 +21,11 @@ The rules (every one that loses something is a ``Loss``):
 * An assistant turn is ``content`` (``text`` and ``thinking`` blocks), ``tool_plan``
   and ``tool_calls``. ``thinking`` is a ``ReasoningPart`` tagged with the provider's
   tag, sent back in place to this provider only; anyone else's reasoning is a Loss
-  (and this provider's is a Loss elsewhere). The tool plan is visible text: parsed, it
-  is a text part after the leading thinking blocks (the message's text when it is
-  its only text); formatted, the text of a turn that calls tools is its
-  ``tool_plan`` (what other providers write before a call), unless the turn was read
-  from Cohere with text blocks too (then only its first text part is, as it was).
+  (and this provider's is a Loss elsewhere). The tool plan ("a chain-of-thought
+  style reflection and plan", in Cohere's words) is reasoning too: a
+  ``ReasoningPart`` after the leading thinking blocks, its place kept in
+  ``extras[tag]["plan"]``, sent back as ``tool_plan``. Text is ``content``, beside
+  the calls too (what another provider writes before a call).
 * ``citations`` of a turn are kept in ``extras[tag]["citations"]`` and sent back with
   the turn to this provider only (a Loss elsewhere). A request's top-level
   ``documents`` are kept on its first message (``extras[tag]["documents"]``) and

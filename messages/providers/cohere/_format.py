@@ -156,54 +156,54 @@ class _Request:
         return out
 
     def assistant_turn(self, m: AssistantMessage, i: int, own: Mapping[str, Any]) -> dict[str, Any]:
-        """An assistant message without its calls: content blocks, ``tool_plan``, citations.
-
-        The tool plan is the first text part when this provider noted so; otherwise, on a
-        turn that calls tools, all its text (what other providers write before a call)."""
+        """An assistant message without its calls: ``content`` (a string, or text and
+        thinking blocks), ``tool_plan`` (the reasoning part read from one), citations."""
         d: dict[str, Any] = {"role": "assistant"}
         calls = bool(m.tool_calls or m.invalid_tool_calls)
-        kept = own.get("tool_plan")
-        planned = kept is True or (calls and kept is not False)
         c = m.content
         if c is None or isinstance(c, str):
-            if c and planned:
-                d["tool_plan"] = c
-            elif c is not None and not (calls and planned):
-                d["content"] = c
-        else:
-            blocks, plan = self.assistant_blocks(c, i, planned, kept is True)
-            if plan is not None:
-                d["tool_plan"] = plan
-            blocks = reinsert_unknown(blocks, own)
-            if own.get("string") is True and len(blocks) == 1 and blocks[0]["type"] == "text":
-                d["content"] = blocks[0]["text"]
-            elif blocks or not calls:
-                d["content"] = blocks
+            if c or not calls:
+                d["content"] = "" if c is None else c
+            return self.citations(d, own)
+        plan_at = own.get("plan")
+        blocks, plan = self.assistant_blocks(c, i, plan_at if type(plan_at) is int else -1)
+        if plan is not None:
+            d["tool_plan"] = plan
+        blocks = reinsert_unknown(blocks, own)
+        if own.get("string") is True and len(blocks) <= 1 and _text_only(blocks):
+            d["content"] = blocks[0]["text"] if blocks else ""  # read from a string
+            return self.citations(d, own)
+        if blocks or not (calls or plan is not None):
+            d["content"] = blocks
+        return self.citations(d, own)
+
+    def citations(self, d: dict[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
+        """``d`` with the citations this provider kept for the turn."""
         citations = own.get("citations")
         if isinstance(citations, (list, tuple)) and citations:
             d["citations"] = thaw(citations)
         return d
 
     def assistant_blocks(
-        self, parts: Sequence[ContentPart], i: int, planned: bool, first_only: bool
+        self, parts: Sequence[ContentPart], i: int, plan_at: int
     ) -> tuple[list[dict[str, Any]], str | None]:
         """The ``text`` and ``thinking`` blocks of an assistant turn, and its tool plan:
-        its text when ``planned``, only the first text part when ``first_only``."""
+        the reasoning part at ``plan_at`` when it is this provider's."""
         blocks: list[dict[str, Any]] = []
-        plan: list[str] = []
+        plan: str | None = None
         for j, p in enumerate(parts):
             path = f"messages[{i}].content[{j}]"
             if isinstance(p, TextPart):
-                if planned and not (first_only and plan):
-                    plan.append(p.text)
-                else:
-                    blocks.append({"type": "text", "text": p.text})
+                blocks.append({"type": "text", "text": p.text})
             elif isinstance(p, ReasoningPart):
                 if own_reasoning(p, self.tag, False, NAME, path, self.losses):
-                    blocks.append({"type": "thinking", "thinking": p.text})
+                    if j == plan_at:
+                        plan = p.text
+                    else:
+                        blocks.append({"type": "thinking", "thinking": p.text})
             else:
                 self.losses.add(path, _part_name(p), _ASSISTANT_PARTS)
-        return blocks, ("".join(plan) or None)
+        return blocks, plan
 
     def tool_blocks(
         self, parts: Sequence[ContentPart], i: int, own: Mapping[str, Any]
@@ -269,6 +269,10 @@ def _entry(call_id: str, name: str, arguments: str) -> dict[str, Any]:
         "type": "function",
         "function": {"name": name, "arguments": arguments},
     }
+
+
+def _text_only(blocks: Sequence[Mapping[str, Any]]) -> bool:
+    return all(b.get("type") == "text" for b in blocks)
 
 
 def _part_name(p: ContentPart) -> str:

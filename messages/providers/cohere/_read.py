@@ -168,33 +168,27 @@ def assistant_message(
     tag: str,
     metadata: FrozenDict = EMPTY,
 ) -> AssistantMessage:
-    """The canonical assistant turn: the content blocks in order, the tool plan (visible
-    text) after the leading thinking blocks; a ToolCallMessage when there are calls.
+    """The canonical assistant turn: the content blocks in order, a ToolCallMessage when
+    there are calls.
 
-    A turn whose only text is its plan holds it as a string. Formatting takes the text
-    of a turn with calls as its plan; ``own["tool_plan"]`` notes where that is not so:
-    True when only the first text part is the plan (the turn also has text blocks, or
-    no calls), False when none is (a turn with calls, text blocks and no plan).
+    The tool plan ("a chain-of-thought style reflection and plan", in Cohere's words) is
+    reasoning tagged ``tag``, placed after the leading thinking blocks; its place among
+    the parts is kept as ``own["plan"]``, so it goes back to Cohere as ``tool_plan``.
     """
     parts = list(blocks)
     if plan:
         lead = 0
         while lead < len(parts) and isinstance(parts[lead], ReasoningPart):
             lead += 1
-        has_text = any(isinstance(p, TextPart) for p in parts)
-        if has_text or not (calls or invalid):
-            own["tool_plan"] = True
-        parts.insert(lead, TextPart(plan))
-    elif (calls or invalid) and any(isinstance(p, TextPart) for p in parts):
-        own["tool_plan"] = False
+        parts.insert(lead, ReasoningPart(plan, provider=tag))
+        own["plan"] = lead
     content: str | tuple[ContentPart, ...] | None
-    if not parts:
-        own.pop("string", None)
-    if len(parts) == 1 and isinstance(parts[0], TextPart) and (plan or own.get("string")):
+    if len(parts) == 1 and isinstance(parts[0], TextPart) and own.get("string"):
         content = parts[0].text
-        own.pop("string", None)
     else:
         content = tuple(parts)
+    if not parts or isinstance(content, str):
+        own.pop("string", None)  # implied (a string), or nothing to send as one
     extras = extras_of(tag, own, "message")
     # every value is checked already: built without checking again
     if calls or invalid:

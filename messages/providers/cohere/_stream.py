@@ -8,8 +8,8 @@ Events: ``message-start`` (the response ``id``), ``content-start`` /
 string is skipped; an event of a type Cohere may add later (``debug``) is skipped
 too. A stream that ends without ``message-end`` finishes with what it has:
 finish_reason ERROR, ``error`` saying it was truncated. The finished turn reads as
-a response's would: thinking blocks are reasoning
-tagged with the provider, the tool plan is text, citations are kept.
+a response's would: thinking blocks and the tool plan are reasoning tagged with
+the provider, citations are kept.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ class CohereStream(CountingStream):
         if not text:
             return _NONE
         self._plan.append(text)
-        return (StreamDelta("text", text),)
+        return (StreamDelta("reasoning", text),)
 
     def _call(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         index = opt_int(event.get("index"), "index") or 0
