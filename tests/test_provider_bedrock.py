@@ -292,7 +292,7 @@ def test_kept_blocks_go_back_to_bedrock_only() -> None:
     assert "111122223333" not in json.dumps(anthropic.body)
     reply = PROVIDER.parse_response(fixture("adversarial/response_unknown_block.json"))
     again = PROVIDER.format_request([Message.user("q"), reply.message])
-    assert "citationsContent" in again["messages"][1]["content"][1]
+    assert "searchResultContent" in again["messages"][1]["content"][1]
 
 
 # -- cache points ------------------------------------------------------------------------------
@@ -482,3 +482,19 @@ def test_image_bytes_an_image_part_refuses_read_back_as_a_file_part() -> None:
     ms: list[Message] = [Message.user([FilePart(data="data:x;base64,abc", media_type="image/png")])]
     body = PROVIDER.format_request(ms)
     assert PROVIDER.parse_messages(body) == ms
+
+
+def test_cited_text_is_answer_text_and_its_citations_go_back_to_bedrock_only() -> None:
+    r = run_stream(PROVIDER, fixture("stream_recorded_document_citations.jsonl"))
+    assert r.text.startswith("Based on the supplied document, generative artificial intelligence")
+    turn = PROVIDER.format_request([Message.user("q"), r.message])["messages"][1]["content"]
+    cited = [b["citationsContent"] for b in turn if "citationsContent" in b]
+    assert len(cited) == 6
+    assert cited[0]["citations"][0]["title"] == "document-1"
+    pieces = [
+        b["text"] if "text" in b else b["citationsContent"]["content"][0]["text"] for b in turn
+    ]
+    assert "".join(pieces) == r.text  # in wire order, as streamed
+    elsewhere = get_provider("openai").convert([Message.user("q"), r.message])
+    assert elsewhere.body["messages"][1]["content"] == r.text
+    assert {x.what for x in elsewhere.losses} == {"bedrock part keys 'citations'"}

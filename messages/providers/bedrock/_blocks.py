@@ -19,7 +19,7 @@ from ..._message import AssistantMessage, ToolCallMessage
 from ..._parts import ContentPart, ReasoningPart, TextPart
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError, ident
-from .._base import as_mapping, freeze_decoded, opt_str, unique_calls
+from .._base import as_mapping, freeze_decoded, joined_text, opt_str, unique_calls
 from ._common import b64_text, state_extras
 from ._parts import is_blockish
 from ._tools import read_call
@@ -38,6 +38,30 @@ def unknown_item(block: Mapping[str, Any], index: int, path: str) -> FrozenDict:
     """The kept form of a block the canonical model has no part for (``path``: where it was)."""
     value = freeze_decoded(block, path)
     return FrozenDict({"index": index, "path": path, "type": block_kind(block), "value": value})
+
+
+def kept_item(index: int, sent: Any, value: Mapping[str, Any], path: str) -> FrozenDict:
+    """The kept form of a block whose part formats to ``sent`` instead (see ``_common``);
+    its ``keys`` are the members of the block that ``sent`` does not have alike (of a
+    ``citationsContent`` block read as its text: all but its ``content``)."""
+    kind = block_kind(value)
+    inner = value.get(kind)
+    mine = sent.get(kind) if isinstance(sent, Mapping) else None
+    if isinstance(inner, Mapping) and kind == "citationsContent":
+        keys = {k: v for k, v in inner.items() if k != "content"}
+    elif isinstance(inner, Mapping) and isinstance(mine, Mapping):
+        keys = {k: v for k, v in inner.items() if mine.get(k) != v}
+    else:
+        keys = {kind: inner}
+    item = {"index": index, "keys": keys, "sent": sent, "value": value}
+    return FrozenDict(freeze_decoded(item, path))
+
+
+def citations_text(value: Any) -> str | None:
+    """The text of a ``citationsContent`` block (its ``content`` texts joined), or None when
+    it holds anything else."""
+    content = value.get("content") if isinstance(value, Mapping) else None
+    return joined_text(content)
 
 
 def reasoning_part(value: Any, path: str, tag: str) -> ReasoningPart:
@@ -59,7 +83,7 @@ def reasoning_part(value: Any, path: str, tag: str) -> ReasoningPart:
 class AssistantTurn:
     """The blocks of one assistant turn, in wire order, as they are read."""
 
-    __slots__ = ("calls", "index", "invalid", "parts", "tag", "unknown")
+    __slots__ = ("calls", "index", "invalid", "keys", "parts", "tag", "unknown")
 
     def __init__(self, tag: str) -> None:
         self.tag = tag
@@ -67,6 +91,7 @@ class AssistantTurn:
         self.calls: list[ToolCall] = []
         self.invalid: list[InvalidToolCall] = []
         self.unknown: list[FrozenDict] = []
+        self.keys: list[FrozenDict] = []
         self.index = 0  # blocks read so far
 
     def add(self, block: Mapping[str, Any], path: str) -> None:
@@ -83,6 +108,10 @@ class AssistantTurn:
             self.parts.append(
                 reasoning_part(block["reasoningContent"], f"{path}.reasoningContent", self.tag)
             )
+        elif kind == "citationsContent" and citations_text(block[kind]) is not None:
+            text = citations_text(block[kind]) or ""
+            self.parts.append(text)  # the cited answer is answer text; the citations kept
+            self.keys.append(kept_item(self.index, {"text": text}, block, path))
         else:
             self.unknown.append(unknown_item(block, self.index, path))
         self.index += 1
@@ -111,6 +140,8 @@ class AssistantTurn:
         state: dict[str, Any] = dict(more) if more else {}
         if self.unknown:
             state["unknown"] = tuple(self.unknown)
+        if self.keys:
+            state["keys"] = tuple(self.keys)
         extras = state_extras(self.tag, state)
         content: str | tuple[ContentPart, ...]
         if len(self.parts) == 1 and type(self.parts[0]) is str:

@@ -7,9 +7,11 @@ State a message keeps for Bedrock lives in ``extras[tag]`` (``tag`` is the provi
   ``citationsContent``, a ``cachePoint`` in the middle of a message...), each
   ``{index, path, type, value}``, put back at ``index`` of the message's blocks when it is
   formatted for the same tag;
-* ``keys``: keys of a known block that no canonical field carries (an ``s3Location``'s
-  ``bucketOwner``, a document's ``citations`` or ``context``), each
-  ``{index, keys}``, merged back into the block at ``index``;
+* ``keys``: blocks kept whole because their part does not carry all of them (an
+  ``s3Location``'s ``bucketOwner``, a document's ``citations``, a ``citationsContent``
+  block read as its text), each ``{index, keys, sent, value}``: ``value`` (the block as
+  it came) is sent in place of the part's block while that is still ``sent``; ``keys``
+  names what the part does not carry (another provider reports it as a Loss);
 * ``json``: the indices of a tool result's content that were ``json`` blocks (their
   text is the compact JSON);
 * ``status``: a tool result's ``status`` when it was spelled out as ``"success"``;
@@ -117,7 +119,7 @@ def _other_origin_losses(key: str, state: Mapping[str, Any], path: str, losses: 
     """A loss for the blocks another origin of Bedrock kept: the same wire would carry them,
     but they belong to that endpoint (the parts and text are sent)."""
     rule = f"dropped: only re-sent to {key}"
-    for name, what in (("unknown", "blocks"), ("kept", "block keys"), ("system", "system blocks")):
+    for name, what in (("unknown", "blocks"), ("system", "system blocks")):
         if state.get(name):
             losses.add(path, f"{key} {what}", rule)
 

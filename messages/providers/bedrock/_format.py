@@ -340,7 +340,7 @@ def put_back(blocks: list[Any], own: Mapping[str, Any], path: str, losses: Losse
     for item in sorted(_items(unknown), key=_index):
         if isinstance(item.get("value"), Mapping):
             blocks.insert(min(item["index"], len(blocks)), thaw(item["value"]))
-    for item in _items(own.get("kept")):
+    for item in _items(own.get("keys")):
         index = item["index"]
         if index < len(blocks) and blocks[index] == thaw(item.get("sent")):
             blocks[index] = thaw(item.get("value"))

@@ -20,7 +20,7 @@ from ..._message import AssistantMessage, Message, SystemMessage, ToolResultMess
 from ..._parts import ContentPart, TextPart
 from ...errors import DecodeError, ValidationError
 from .._base import Losses, as_list, as_mapping, decode_error, freeze_decoded, required_str
-from ._blocks import AssistantTurn, block_kind, unknown_item
+from ._blocks import AssistantTurn, block_kind, kept_item, unknown_item
 from ._common import state_extras
 from ._hints import read_point
 from ._parts import PartWriter, is_blockish, read_media
@@ -126,7 +126,7 @@ class _UserTurn:
         if self.unknown:
             inner["unknown"] = tuple(self.unknown)
         if self.kept:
-            inner["kept"] = tuple(self.kept)
+            inner["keys"] = tuple(self.kept)
         return state_extras(self.tag, inner)
 
 
@@ -189,12 +189,7 @@ def keep_whole(
         return
     sent = PartWriter(Losses(), tag).block(part, path, False)
     if sent != block:
-        item = {
-            "index": index,
-            "sent": freeze_decoded(sent, path),
-            "value": freeze_decoded(block, path),
-        }
-        kept.append(FrozenDict(item))
+        kept.append(kept_item(index, sent, block, path))
 
 
 def _tool_result(value: Any, path: str, tag: str) -> ToolResultMessage:

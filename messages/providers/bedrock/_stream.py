@@ -142,9 +142,12 @@ class BedrockStream(CountingStream):
             self._calls += 1
             self._blocks[index] = block
             return _call_delta(block.ordinal, call_id, name or None, None)
-        kind = next(iter(start), "start")
+        if not start:  # nothing to say yet: the deltas tell the block's kind
+            return _NONE
+        kind = next(iter(start))
         block = _Block(kind if isinstance(kind, str) else "start")
-        block.start.append(freeze_decoded(start, f"{path}.start"))
+        if block.kind not in _KNOWN:  # a block kind added later: its start is kept
+            block.start.append(freeze_decoded(start, f"{path}.start"))
         self._blocks[index] = block
         return _NONE
 
@@ -152,7 +155,7 @@ class BedrockStream(CountingStream):
         index = _index(e, path)
         delta = as_mapping(e.get("delta"), f"{path}.delta")
         for kind, value in delta.items():
-            reader = _DELTAS.get(kind)
+            owner, reader = _DELTAS.get(kind, (None, None))
             block = self._blocks.get(index)
             if block is None:
                 if kind == "toolUse":
@@ -160,9 +163,9 @@ class BedrockStream(CountingStream):
                         "toolUse delta for a block that was not started",
                         f"{path}.contentBlockIndex",
                     )
-                block = self._blocks[index] = _Block(kind if reader is not None else str(kind))
-            if reader is None or block.kind != kind:
-                if block.kind in _DELTAS:
+                block = self._blocks[index] = _Block(owner or str(kind))
+            if reader is None or block.kind != owner:
+                if block.kind in _KNOWN:
                     raise DecodeError(f"a {kind} delta for a {block.kind} block", f"{path}.delta")
                 block.start.append(freeze_decoded({kind: value}, f"{path}.delta"))
                 return _NONE
@@ -206,7 +209,7 @@ class BedrockStream(CountingStream):
         streamed = []
         for index in sorted(self._blocks):
             block = self._blocks[index]
-            if block.kind in _DELTAS:
+            if block.kind in _KNOWN:
                 _gather(turn, block, index)
             else:
                 item = {"index": index, "type": block.kind, "events": tuple(block.start)}
@@ -282,15 +285,28 @@ def _reasoning(block: _Block, value: Any, path: str) -> _Deltas:
     return _NONE
 
 
-_DELTAS: Final[dict[str, Callable[[_Block, Any, str], _Deltas]]] = {
-    "text": _text,
-    "toolUse": _tool_input,
-    "reasoningContent": _reasoning,
+def _citation(block: _Block, value: Any, path: str) -> _Deltas:
+    """A citation of the text block it comes in (the block is then a ``citationsContent``)."""
+    block.start.append(freeze_decoded(as_mapping(value, path), path))
+    return _NONE
+
+
+#: Each delta kind: the kind of block it builds, and its reader.
+_DELTAS: Final[dict[str, tuple[str, Callable[[_Block, Any, str], _Deltas]]]] = {
+    "text": ("text", _text),
+    "citation": ("text", _citation),
+    "toolUse": ("toolUse", _tool_input),
+    "reasoningContent": ("reasoningContent", _reasoning),
 }
+_KNOWN: Final = frozenset(kind for kind, _ in _DELTAS.values())
 
 
 def _gather(turn: AssistantTurn, block: _Block, index: int) -> None:
     """Add a finished block to the turn, as the non-streaming response would have it."""
+    if block.kind == "text" and block.start:  # cited text: as the response has it
+        content = {"content": [{"text": "".join(block.chunks)}], "citations": list(block.start)}
+        turn.add({"citationsContent": content}, f"content[{index}]")
+        return
     if block.kind == "text":
         turn.parts.append("".join(block.chunks))
     elif block.kind == "toolUse":
