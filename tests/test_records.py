@@ -287,6 +287,7 @@ def test_losses_name_the_line_and_key_and_follow_on_loss() -> None:
         "anthropic-batch line (not carried)"
         for n, key in ((1, "my-first-request"), (2, "my-second-request"))
     ]
+    assert {w.filename for w in caught} == {__file__}  # warned where write was called
     assert len(text.splitlines()) == 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -123,7 +123,7 @@ def loss_handler(on_loss: OnLoss, target: str) -> Callable[[list[Loss]], None]:
 
         def warn(losses: list[Loss]) -> None:
             for loss in losses:
-                warnings.warn(LossWarning(f"{target}: {loss}"), stacklevel=4)
+                warnings.warn(LossWarning(f"{target}: {loss}"), stacklevel=3)
 
         return warn
     raise ValidationError("expected 'warn', 'ignore', 'raise' or a function of a Loss", "on_loss")
