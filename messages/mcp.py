@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ._audio import audio_format, audio_mime_type
 from ._fields import tool_name_ok
 from ._parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from ._tool_result import ToolResult
@@ -49,10 +50,6 @@ __all__ = [
 
 MCP_PROTOCOL_VERSION = "2025-11-25"
 """The MCP specification revision whose ``CallToolResult`` and ``Tool`` shapes this module reads and writes."""
-
-#: Audio formats whose MIME subtype is not the format's usual name.
-_AUDIO_SUBTYPES = {"mpeg": "mp3", "x-wav": "wav", "wave": "wav", "x-flac": "flac"}
-_AUDIO_TYPES = {"mp3": "audio/mpeg"}
 
 #: The keys of a ``Tool`` a ToolDefinition carries; the others are reported.
 _TOOL_KEYS = frozenset({"name", "description", "inputSchema", "title"})
@@ -189,7 +186,7 @@ def _image(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
 
 
 def _audio(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
-    return AudioPart(_field(block, "data", path), _audio_format(_field(block, "mimeType", path)))
+    return AudioPart(_field(block, "data", path), audio_format(_field(block, "mimeType", path)))
 
 
 def _resource(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
@@ -214,7 +211,7 @@ def _resource(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPa
         return ImagePart(data=blob, media_type=mime)
     if mime is not None and mime.startswith("audio/"):
         losses.add(f"{where}.uri", "the resource's URI", "not kept: its audio is kept")
-        return AudioPart(blob, _audio_format(mime))
+        return AudioPart(blob, audio_format(mime))
     return FilePart(data=blob, filename=uri, media_type=mime)
 
 
@@ -258,12 +255,6 @@ def _field(obj: Mapping[str, Any], key: str, path: str) -> str:
 
 def _optional_field(obj: Mapping[str, Any], key: str, path: str) -> str | None:
     return None if obj.get(key) is None else _field(obj, key, path)
-
-
-def _audio_format(mime: str) -> str:
-    """``audio/wav`` -> ``wav``, ``audio/mpeg`` -> ``mp3``: the AudioPart format of a MIME type."""
-    subtype = mime.partition("/")[2].partition(";")[0].strip().lower()
-    return _AUDIO_SUBTYPES.get(subtype, subtype) or "wav"
 
 
 # -- tools/list results ----------------------------------------------------------------------
@@ -350,8 +341,7 @@ def _block(part: Any) -> dict[str, Any]:
             return {"type": "image", "data": part.data, "mimeType": part.media_type or "image/png"}
         return _link_block(part.url or "", part.media_type)
     if isinstance(part, AudioPart):
-        mime = _AUDIO_TYPES.get(part.format, f"audio/{part.format}")
-        return {"type": "audio", "data": part.data, "mimeType": mime}
+        return {"type": "audio", "data": part.data, "mimeType": audio_mime_type(part.format)}
     if isinstance(part, FilePart):
         if part.data is None:
             return _link_block(part.file_id or "", part.media_type, part.filename)

@@ -54,6 +54,7 @@ PROVIDERS: dict[str, str] = {
     "bedrock": ".bedrock",
     "cohere": ".cohere",
     "gemini_interactions": ".gemini_interactions",
+    "otel": ".otel",
 }
 
 #: Other names ``get_provider`` accepts (besides ``-`` for ``_`` in any name).
