@@ -352,3 +352,28 @@ def test_main_is_the_entry_point() -> None:
         )
         == 0
     )
+
+
+def test_canonical_output_is_the_same_bytes_each_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outs = []
+    for run in ("a", "b"):
+        out = tmp_path / f"{run}.jsonl"
+        code, _, _ = cli(
+            capsys,
+            "convert",
+            "--records",
+            str(SHAREGPT),
+            "--from",
+            "sharegpt",
+            "--to",
+            "canonical",
+            "-o",
+            str(out),
+        )
+        assert code == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+    first = json.loads(outs[0].splitlines()[0])
+    assert first["messages"][0] == {"role": "user", "content": 'Write a definition of "photoshop".'}
