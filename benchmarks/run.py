@@ -35,6 +35,7 @@ SUITES = [
     ("tools", "bench_tools", "bench_tools"),
     ("merge", "bench_merge", "bench_merge"),
     ("records", "bench_records", "bench_records"),
+    ("transcript", "bench_transcript", "bench_transcript"),
 ]
 
 
