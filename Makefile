@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
-SRC := messages tests benchmarks
+SRC := messages tests benchmarks examples
 
 .PHONY: test lint typecheck unit versions demo bench bench-peers fmt clean importtime dist distcheck postgres
 
@@ -19,7 +19,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check $(SRC)
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict messages tests benchmarks
+	$(BIN)/mypy --strict messages tests benchmarks examples
 
 unit: $(STAMP)
 	$(BIN)/pytest
