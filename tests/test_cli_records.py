@@ -377,3 +377,32 @@ def test_canonical_output_is_the_same_bytes_each_run(
     assert outs[0] == outs[1]
     first = json.loads(outs[0].splitlines()[0])
     assert first["messages"][0] == {"role": "user", "content": 'Write a definition of "photoshop".'}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_line_over_max_size_is_one_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    turn = {"from": "human", "value": "x" * 1_500_000}  # longer than a block read at once
+    small = json.dumps({"conversations": [{"from": "human", "value": "small"}]})
+    data = tmp_path / "in.jsonl"
+    data.write_text(
+        f"{small}\r\n{json.dumps({'conversations': [turn]})}\r\n{small}\r\n", encoding="utf-8"
+    )
+    out = tmp_path / "out.jsonl"
+    argv = [
+        "convert",
+        "--records",
+        str(data),
+        "--from",
+        "sharegpt",
+        "--to",
+        "sharegpt",
+        "-o",
+        str(out),
+    ]
+    code, _, err = cli(capsys, *argv, "--max-size", "1M", "--on-error", "skip", "--jobs", jobs)
+    assert code == 1
+    assert "error: line 2: the line is longer than --max-size (1048576 bytes)" in err
+    assert _last(err) == f"{data}: 3 read, 2 written, 1 failed"
+    assert len(out.read_text().splitlines()) == 2

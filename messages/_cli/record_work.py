@@ -8,7 +8,6 @@ the output text, the failures by line, the losses, and the counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple
 
 from .._ordering import OrderingPolicy, OrderingState, advance
@@ -23,9 +22,6 @@ from ..records._record import Record
 from .validate import policy_named
 
 __all__ = ["Chunk", "Done", "Stats", "Task", "work"]
-
-TOO_LONG = None
-"""A line longer than ``--max-size`` stands in its chunk as None."""
 
 
 class Task(NamedTuple):
@@ -42,10 +38,15 @@ class Task(NamedTuple):
 
 
 class Chunk(NamedTuple):
-    """Consecutive lines of the input, the first of them being line ``first``."""
+    """Consecutive lines of the input, the first of them being line ``first``.
+
+    ``data`` is the lines' bytes, line ends included (the worker splits them: the
+    reading process does no work per line), or None for one line longer than
+    ``--max-size``, which was skipped.
+    """
 
     first: int
-    lines: Sequence[bytes | None]
+    data: bytes | None
 
 
 class Stats(NamedTuple):
@@ -145,16 +146,20 @@ def _check_order(record: Record, n: int, policy: OrderingPolicy) -> None:
 def work(task: Task, chunk: Chunk) -> Done:
     """Run ``task`` on every record of ``chunk``; with ``task.stop``, up to the first failure."""
     run = _Run(task)
+    if chunk.data is None:
+        run.read = 1
+        failure = f"line {chunk.first}: the line is longer than --max-size ({task.max_size} bytes)"
+        return Done("", 1, 0, [(chunk.first, failure)], [], run.stats, task.stop)
     stopped = False
-    for i, raw in enumerate(chunk.lines):
-        n = chunk.first + i
-        if raw is not TOO_LONG and raw.isspace():
+    limit = task.max_size
+    for n, raw in enumerate(chunk.data.split(b"\n"), chunk.first):
+        if not raw or raw.isspace():
             continue
         run.read += 1
         try:
-            if raw is TOO_LONG:
+            if limit and len(raw) > limit:
                 raise MessageError(
-                    f"the line is longer than --max-size ({task.max_size} bytes)", f"line {n}"
+                    f"the line is longer than --max-size ({limit} bytes)", f"line {n}"
                 )
             run.line(n, raw)
         except MessageError as exc:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 
 from ..records._common import Options
 from .record_progress import Bar
-from .record_work import TOO_LONG, Chunk, Done, Stats, Task, work
+from .record_work import Chunk, Done, Stats, Task, work
 from .sink import Sink, pretty
 from .source import _open_input
 from .terminal import json_printable, say, warn
@@ -34,10 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = ["convert", "stats", "validate"]
 
-CHUNK_LINES = 256
-"""Lines per chunk: enough that a worker's round trip is small beside its work."""
-CHUNK_BYTES = 1 << 20
-"""A chunk ends early at this many bytes, so that long lines do not make huge chunks."""
+CHUNK_BYTES = 1 << 19
+"""Bytes read at a time, and the size of a chunk: hundreds of lines, so that a worker's
+round trip is small beside its work, and few chunks in memory at once."""
 SHOWN_PER_KIND = 10
 """Losses of one kind (what and rule) printed before the rest are only counted."""
 
@@ -53,31 +52,36 @@ class _Input:
         self.size = _regular_size(stream)
 
     def chunks(self, limit: int) -> Iterator[Chunk]:
-        readline = self.stream.readline
+        """The input in chunks of whole lines, about ``CHUNK_BYTES`` each; a line longer
+        than ``limit`` is skipped and stands alone as a chunk without data."""
+        read = self.stream.read
         first = 1
-        lines: list[bytes | None] = []
-        held = 0
-        while raw := readline(limit + 1):
-            self.consumed += len(raw)
-            if len(raw) > limit and raw[-1:] != b"\n":
-                self._skip_line(limit)
-                lines.append(TOO_LONG)
-            else:
-                lines.append(raw)
-                held += len(raw)
-            if len(lines) >= CHUNK_LINES or held >= CHUNK_BYTES:
-                yield Chunk(first, lines)
-                first += len(lines)
-                lines, held = [], 0
-        if lines:
-            yield Chunk(first, lines)
+        rest = b""
+        while block := read(CHUNK_BYTES):
+            self.consumed += len(block)
+            data = rest + block if rest else block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:  # no line end yet: a line longer than the block
+                rest = data
+                if len(rest) > limit:
+                    rest = self._past_line_end()
+                    yield Chunk(first, None)
+                    first += 1
+                continue
+            body, rest = data[:cut], data[cut:]
+            yield Chunk(first, body)
+            first += body.count(b"\n")
+        if rest:
+            yield Chunk(first, rest)
 
-    def _skip_line(self, limit: int) -> None:
-        """Read past the rest of a line that is too long."""
-        while rest := self.stream.readline(limit + 1):
-            self.consumed += len(rest)
-            if rest[-1:] == b"\n":
-                return
+    def _past_line_end(self) -> bytes:
+        """Read past the end of the line being read; what follows it."""
+        while block := self.stream.read(CHUNK_BYTES):
+            self.consumed += len(block)
+            end = block.find(b"\n")
+            if end >= 0:
+                return block[end + 1 :]
+        return b""
 
 
 def _regular_size(stream: IO[bytes]) -> int | None:
