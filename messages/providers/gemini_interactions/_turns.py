@@ -160,7 +160,8 @@ class ModelTurn:
             if step.get("signature") == "":
                 more["signature"] = ""
             self.keys.append(FrozenDict(index=index, keys=frozen(more, path)))
-        self.parts.append(ReasoningPart("".join(texts), signature, provider=self.tag))
+        text = "".join(texts)
+        self.parts.append(_build.trusted(ReasoningPart, text, signature, False, self.tag))
         self.layout.append("t")
 
     def output(self, items: Sequence[Any], path: str) -> None:
@@ -186,15 +187,14 @@ class ModelTurn:
         name = step.get("name")
         args = step.get("arguments")
         more = {k: v for k, v in step.items() if k not in _CALL_KEYS}
-        extras = {self.tag: FrozenDict(step=frozen(more, path))} if more else EMPTY
+        extras = FrozenDict({self.tag: FrozenDict(step=frozen(more, path))}) if more else EMPTY
         call_id = opt_string(step.get("id"), f"{path}.id")
         if not call_id:
             n = len(self.calls) + len(self.invalid)
             call_id = derive_call_id(DERIVED_ID_PREFIX, key, n, name, raw_json_text(args))
         if type(name) is str and tool_name_valid(name) and isinstance(args, (dict, Mapping)):
-            self.calls.append(
-                ToolCall(call_id, name, frozen(args, f"{path}.arguments"), extras=extras)
-            )
+            arguments = frozen(args, f"{path}.arguments")
+            self.calls.append(_build.tool_call(ToolCall, call_id, name, arguments, extras))
             self.layout.append("c")
             return
         raw = args if type(args) is str else raw_json_text(args)
