@@ -20,10 +20,11 @@ like ``from_dict``, their order is not checked: ``ConversationHistory`` (or
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from ._codec import from_dict, message_to_dict
 from ._json import json_type, loads
@@ -111,13 +112,19 @@ def to_jsonl(messages: Iterable[Message]) -> str:
     return "".join(_lines(messages))
 
 
-def dump_jsonl(messages: Iterable[Message], file: IO[str]) -> None:
-    """Write the messages to the text file ``file`` as JSON Lines, one line at a time.
+def dump_jsonl(messages: Iterable[Message], file: IO[str] | IO[bytes]) -> None:
+    """Write the messages to ``file`` as JSON Lines, one line at a time.
 
     The lines are those of ``to_jsonl``; an iterator of messages is written as it is
-    read, never held whole. Open the file with ``encoding="utf-8"``.
+    read, never held whole. ``file`` is a text file (open it with
+    ``encoding="utf-8"``) or a binary one, which gets the lines' UTF-8 bytes.
     """
-    write = file.write
+    if isinstance(file, (io.BufferedIOBase, io.RawIOBase)):
+        write_bytes = file.write
+        for line in _lines(messages):
+            write_bytes(line.encode("utf-8"))
+        return
+    write = cast("IO[str]", file).write
     for line in _lines(messages):
         write(line)
 

@@ -184,6 +184,10 @@ def test_a_real_file(tmp_path: Path) -> None:
     with path.open("rb") as f:
         assert list(iter_jsonl(f)) == ms
     assert from_jsonl(path.read_bytes()) == ms
+    binary = tmp_path / "chat.bin.jsonl"
+    with binary.open("wb") as f:
+        dump_jsonl(ms, f)
+    assert binary.read_bytes() == path.read_bytes() == to_jsonl(ms).encode("utf-8")
 
 
 def test_iter_jsonl_is_lazy() -> None:
