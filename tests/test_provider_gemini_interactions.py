@@ -506,3 +506,12 @@ def test_a_model_output_with_an_error_keeps_its_text_and_its_error() -> None:
     r = P.parse_response({"id": "v1_e", "status": "failed", "steps": steps})
     assert (r.text, r.finish_reason) == ("Partial answer", FinishReason.ERROR)
     assert P.convert([Message.user("q"), r.message]).body["input"][1:] == steps
+
+
+def test_a_stored_interaction_imports_as_its_timeline() -> None:
+    """An Interaction read with GET holds its user_input step: parse_messages reads the
+    timeline when there is no input."""
+    body = fixture("response_sdk_requires_continuation.json")
+    user, answer = P.parse_messages(body)
+    assert (user.text, answer.text) == ("Hello", "A")
+    assert P.format_request([user, answer])["previous_interaction_id"] == "int_turn_0"

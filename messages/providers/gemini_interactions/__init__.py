@@ -139,7 +139,8 @@ class GeminiInteractionsProvider(Provider):
 
     @parser
     def parse_messages(self, body_or_list: Mapping[str, Any] | Sequence[Any]) -> list[Message]:
-        """Import a conversation written as an Interactions request body (or its ``input``)."""
+        """Import a conversation written as an Interactions request body (or its ``input``
+        list); an Interaction read with ``GET`` (no ``input``) gives its ``steps``."""
         from ..._message import SystemMessage
 
         if isinstance(body_or_list, (list, tuple)):
@@ -150,8 +151,10 @@ class GeminiInteractionsProvider(Provider):
         text = opt_string(system, "system_instruction")
         if text is not None:
             out.append(SystemMessage(text))
-        if body.get("input") is not None:
-            read = input_messages(body["input"], "input", self.tag)
+        # a request's input, else the steps of a stored interaction (its whole timeline)
+        key = "input" if body.get("input") is not None else "steps"
+        if body.get(key) is not None:
+            read = input_messages(body[key], key, self.tag)
             previous = opt_string(body.get(PREVIOUS), PREVIOUS)
             if previous and read:
                 first = read[0]
