@@ -59,6 +59,7 @@ NOT_VALUES = {
     "DecodeError",
     "OrderingError",
     "StorageError",
+    "LossError",
     "MessageRole",
     "EnvelopeType",
     "FinishReason",
