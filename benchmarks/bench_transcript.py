@@ -37,7 +37,8 @@ from typing import Any
 
 Row = tuple[str, float, float, str]
 
-ROOT = Path(__file__).resolve().parent.parent
+#: The checkout whose package is measured (MESSAGES_BENCH_ROOT: another one, as in run.py).
+ROOT = Path(os.environ.get("MESSAGES_BENCH_ROOT") or Path(__file__).resolve().parent.parent)
 
 _SYSTEM = "You are a careful travel assistant. Answer briefly and cite the tool results."
 _QUESTION = "What is the weather like in {city} and in {other} this weekend? I am packing for both."
@@ -164,6 +165,7 @@ def measure(work: str, path: Path, out: Path, argv: Sequence[str] = ()) -> tuple
         capture_output=True,
         text=True,
         env=env,
+        cwd=ROOT,  # python -c puts the working directory first on sys.path
         check=False,
     )
     if done.returncode:
