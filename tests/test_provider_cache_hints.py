@@ -122,6 +122,8 @@ NO_BREAKPOINTS = {
     "ollama": "the server keeps a prompt cache by itself",
     "gemini": "implicit caching is automatic; explicit caches are cachedContents",
     "gemini_interactions": "caching is implicit",
+    "cohere": "it caches prompt prefixes by itself",
+    "otel": "telemetry records no cache breakpoints",
 }
 _INPUT_ONLY = "takes prompt_cache_breakpoint on input parts only, not on assistant messages"
 

@@ -88,7 +88,7 @@ class _Request:
                 f"messages[{i}].name", "message name", "dropped: cohere messages take no name"
             )
         if m.cache is not None:
-            hint_loss(self.losses, i, no_breakpoints(NAME))
+            hint_loss(self.losses, i, no_breakpoints(NAME, "it caches prompt prefixes by itself"))
         docs = own.get("documents")
         if isinstance(docs, (list, tuple)):
             self.documents.extend(thaw(docs))
@@ -173,8 +173,10 @@ class _Request:
         if own.get("string") is True and len(blocks) <= 1 and _text_only(blocks):
             d["content"] = blocks[0]["text"] if blocks else ""  # read from a string
             return self.citations(d, own)
-        if blocks or not (calls or plan is not None):
+        if blocks:
             d["content"] = blocks
+        elif not (calls or plan is not None):
+            d["content"] = ""  # nothing to send: an empty answer
         return self.citations(d, own)
 
     def citations(self, d: dict[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
