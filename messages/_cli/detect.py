@@ -241,7 +241,9 @@ def _message_votes(item: Any) -> Iterable[str]:
     if item.get("schema") == _ENVELOPE_SCHEMA or "payload" in item:
         return ("envelope",)
     kind = item.get("type")
-    if isinstance(kind, str) and kind in _ITEM_TYPES:
+    if not isinstance(kind, str):
+        kind = None
+    if kind in _ITEM_TYPES:
         return (_ITEM_TYPES[kind],)
     if "role" not in item and kind in _INTERACTION_CONTENT:
         return ("gemini_interactions",)
