@@ -281,16 +281,21 @@ def test_a_provider_that_warned_still_pickles_with_a_memory_of_its_own() -> None
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_ignore_says_nothing_and_convert_ignores_by_default(name: str) -> None:
+def test_ignore_says_nothing_and_convert_warns_by_default_on_its_own_count(name: str) -> None:
     provider = fresh(name)
     conversation = lossy_conversation()
-    assert provider.convert(conversation).losses
+    losses = provider.convert(conversation, on_loss="ignore").losses
+    assert losses
     assert warned(lambda: provider.format_request(conversation, on_loss="ignore")) == []
+    # Ignoring is not warning: convert's default ("warn", as format_request's) says
+    # every loss, once.
+    said = [str(w.message) for w in warned(lambda: provider.convert(conversation))]
+    assert said == [f"{provider.name}: {loss}" for loss in losses]
     assert warned(lambda: provider.convert(conversation)) == []
-    # Ignoring is not warning: the next "warn" still says everything.
-    assert len(warned(lambda: provider.convert(conversation, on_loss="warn"))) == len(
-        provider.convert(conversation).losses
-    )
+    # Looking at the losses with convert does not silence the request sent afterwards.
+    sent = [str(w.message) for w in warned(lambda: provider.format_request(conversation))]
+    assert sent == said
+    assert warned(lambda: provider.format_request(conversation)) == []
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -78,7 +78,7 @@ def _to_provider(
     from ..providers import get_provider
 
     provider = get_provider(args.to_format)
-    conversion = provider.convert([d.message for d in decoded], tools)
+    conversion = provider.convert([d.message for d in decoded], tools, on_loss="ignore")
     # Loss paths name the canonical messages; for canonical input, where they are in the file.
     located = not is_provider(args.from_format)
     report = [(args.from_format, path, rule) for path, rule in dropped]

@@ -88,7 +88,7 @@ def _write_provider(
     from ..providers import get_provider
 
     provider = get_provider(args.format)
-    conversion = provider.convert(fixed)
+    conversion = provider.convert(fixed, on_loss="ignore")
     # A loss names its place in the repaired conversation (messages[i] of it), as
     # convert does for a provider's input.
     report = [(provider.name, loss.path, loss_words(loss)) for loss in conversion.losses]

@@ -353,26 +353,27 @@ class Provider(ABC):
         returns nothing. ``strict=True`` is the older spelling of ``"raise"``.
         """
         how = on_loss_of(on_loss, strict)
-        return self._request(
-            conversation_given(conversation, messages), tools, how, self._format
-        ).body
+        given = conversation_given(conversation, messages)
+        return self._request(given, tools, how, self._format, "format_request").body
 
     def convert(
         self,
         conversation: Iterable[Message] | None = None,
         tools: Iterable[ToolDefinition] | Toolbox | None = (),
         *,
-        on_loss: OnLoss = "ignore",
+        on_loss: OnLoss = "warn",
         messages: Iterable[Message] | None = None,
     ) -> Conversion:
         """The body ``format_request`` makes, with every loss listed in the Conversion.
 
-        Takes what ``format_request`` takes. ``on_loss`` defaults to ``"ignore"``:
-        ``convert`` is for callers that want the list rather than warnings (``"warn"``
-        and ``"raise"`` act as in ``format_request``).
+        Takes what ``format_request`` takes, ``on_loss`` included (a caller that reads
+        the list rather than warnings passes ``"ignore"``). Its warnings are counted
+        apart from ``format_request``'s: looking at the losses here does not silence
+        the warnings of the request sent afterwards.
         """
         how = on_loss_of(on_loss, False)
-        return self._request(conversation_given(conversation, messages), tools, how, self._format)
+        given = conversation_given(conversation, messages)
+        return self._request(given, tools, how, self._format, "convert")
 
     def _request(
         self,
@@ -382,10 +383,12 @@ class Provider(ABC):
         formatter: Callable[
             [Sequence[Message], Sequence[Any]], tuple[dict[str, Any], Sequence[Loss]]
         ],
+        caller: str,
     ) -> Conversion:
         """What ``format_request`` and ``convert`` share: check the arguments, run
         ``formatter`` (``_format``, or a provider's with its own options) under the
-        guard, then act on the losses as ``on_loss`` says."""
+        guard, then act on the losses as ``on_loss`` says (``caller``, the method,
+        keeps its own memory of the losses it warned about)."""
         checked = conversation_of(conversation)
         definitions = tools_of(tools, self.tool_mappings)
         try:
@@ -398,20 +401,23 @@ class Provider(ABC):
         if losses and on_loss != "ignore":
             if on_loss == "raise":
                 raise loss_error(self.name, losses)
-            self._warn(losses, checked)
+            self._warn(losses, checked, caller)
         return Conversion(body, losses)
 
-    def _warn(self, losses: Sequence[Loss], messages: Sequence[Message]) -> None:
-        """A LossWarning for each of ``losses`` not warned about before, issued at the
-        caller of ``format_request`` (or ``convert``)."""
+    def _warn(
+        self, losses: Sequence[Loss], messages: Sequence[Message], caller: str, stacklevel: int = 4
+    ) -> None:
+        """A LossWarning for each of ``losses`` that ``caller`` (``format_request``,
+        ``convert``, ...) has not warned about before, issued at its caller (``stacklevel``
+        frames up: through ``_request`` by default)."""
         memory = self._warned
         if memory is None:
             with _WARNED_LOCK:
                 memory = self._warned
                 if memory is None:
                     memory = self._warned = WarnedLosses()
-        for loss in memory.new(losses, messages):
-            warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=4)
+        for loss in memory.new(losses, messages, caller):
+            warnings.warn(LossWarning(f"{self.name}: {loss}"), stacklevel=stacklevel)
 
     def forget_warned_losses(self) -> None:
         """Forget which losses this provider object warned about: each warns again."""

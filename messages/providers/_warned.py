@@ -7,8 +7,11 @@ across turns, whatever the message's index) with the path inside the message, wh
 was lost and the rule; a loss about the request as a whole (its tools, the order of
 its turns) by its path, what and rule.
 
-The memory belongs to one provider object, which every caller of ``get_provider``
-shares: it takes a lock, and keeps only the most recently met keys.
+``format_request`` and ``convert`` each have their own keys: looking at a
+conversation's losses with ``convert`` does not silence the warnings of the request
+then sent with ``format_request``. The memory belongs to one provider object, which
+every caller of ``get_provider`` shares: it takes a lock, and keeps only the most
+recently met keys.
 """
 
 from __future__ import annotations
@@ -33,17 +36,18 @@ MAX_WARNED_LOSSES: Final = 4096
 #: A loss path about one message: ``messages[i]`` and the path inside it.
 _MESSAGE_PATH: Final = re.compile(r"messages\[(\d+)\](.*)", re.DOTALL)
 
-_Key = tuple[str | None, str, str, str]
+_Key = tuple[str, str | None, str, str, str]
 
 
-def loss_key(loss: Loss, messages: Sequence[Message]) -> _Key:
-    """What makes ``loss`` the same loss in another request of the same conversation."""
+def loss_key(loss: Loss, messages: Sequence[Message], caller: str) -> _Key:
+    """What makes ``loss`` the same loss in another request of the same conversation,
+    met by the same method (``caller``)."""
     match = _MESSAGE_PATH.fullmatch(loss.path)
     if match is not None:
         index = int(match.group(1))
         if index < len(messages):
-            return (messages[index].id, match.group(2), loss.what, loss.rule)
-    return (None, loss.path, loss.what, loss.rule)
+            return (caller, messages[index].id, match.group(2), loss.what, loss.rule)
+    return (caller, None, loss.path, loss.what, loss.rule)
 
 
 class WarnedLosses:
@@ -55,9 +59,9 @@ class WarnedLosses:
         self._lock = threading.Lock()
         self._keys: OrderedDict[_Key, None] = OrderedDict()
 
-    def new(self, losses: Sequence[Loss], messages: Sequence[Message]) -> list[Loss]:
-        """The losses not warned about before, now remembered as warned about."""
-        keys = [loss_key(loss, messages) for loss in losses]
+    def new(self, losses: Sequence[Loss], messages: Sequence[Message], caller: str) -> list[Loss]:
+        """The losses ``caller`` has not warned about before, now remembered as warned about."""
+        keys = [loss_key(loss, messages, caller) for loss in losses]
         fresh = []
         with self._lock:
             known = self._keys

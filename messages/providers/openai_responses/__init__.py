@@ -98,14 +98,15 @@ class OpenAIResponsesProvider(Provider):
         conversation: Iterable[Message] | None = None,
         tools: Iterable[ToolDefinition | Mapping[str, Any]] | Toolbox | None = (),
         *,
-        on_loss: OnLoss = "ignore",
+        on_loss: OnLoss = "warn",
         messages: Iterable[Message] | None = None,
         previous_response_id: str | bool | None = None,
     ) -> Conversion:
         """``Provider.convert``, with ``previous_response_id`` as in ``format_request``."""
         how = on_loss_of(on_loss, False)
         formatter = functools.partial(self._format, previous_response_id=previous_response_id)
-        return self._request(conversation_given(conversation, messages), tools, how, formatter)
+        given = conversation_given(conversation, messages)
+        return self._request(given, tools, how, formatter, "convert")
 
     def format_request(
         self,
@@ -127,7 +128,7 @@ class OpenAIResponsesProvider(Provider):
         how = on_loss_of(on_loss, strict)
         formatter = functools.partial(self._format, previous_response_id=previous_response_id)
         given = conversation_given(conversation, messages)
-        return self._request(given, tools, how, formatter).body
+        return self._request(given, tools, how, formatter, "format_request").body
 
     def _format(
         self,

@@ -97,7 +97,7 @@ class OtelFormat(Provider):
         if losses.items and how == "raise":
             raise loss_error(self.name, losses.items)
         if losses.items and how == "warn":
-            self._warn(losses.items, [message])
+            self._warn(losses.items, [message], "format_output", stacklevel=3)
         return entry
 
     def format_tools(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
