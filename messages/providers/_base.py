@@ -354,7 +354,7 @@ class Provider(ABC):
         """
         how = on_loss_of(on_loss, strict)
         given = conversation_given(conversation, messages)
-        return self._request(given, tools, how, self._format, "format_request").body
+        return self._request(given, tools, how, self._format, "format_request")[0]
 
     def convert(
         self,
@@ -373,7 +373,7 @@ class Provider(ABC):
         """
         how = on_loss_of(on_loss, False)
         given = conversation_given(conversation, messages)
-        return self._request(given, tools, how, self._format, "convert")
+        return Conversion(*self._request(given, tools, how, self._format, "convert"))
 
     def _request(
         self,
@@ -384,11 +384,12 @@ class Provider(ABC):
             [Sequence[Message], Sequence[Any]], tuple[dict[str, Any], Sequence[Loss]]
         ],
         caller: str,
-    ) -> Conversion:
+    ) -> tuple[dict[str, Any], tuple[Loss, ...]]:
         """What ``format_request`` and ``convert`` share: check the arguments, run
         ``formatter`` (``_format``, or a provider's with its own options) under the
         guard, then act on the losses as ``on_loss`` says (``caller``, the method,
-        keeps its own memory of the losses it warned about)."""
+        keeps its own memory of the losses it warned about). The body and the losses,
+        which ``convert`` returns as a Conversion."""
         checked = conversation_of(conversation)
         definitions = tools_of(tools, self.tool_mappings)
         try:
@@ -402,7 +403,7 @@ class Provider(ABC):
             if on_loss == "raise":
                 raise loss_error(self.name, losses)
             self._warn(losses, checked, caller)
-        return Conversion(body, losses)
+        return body, losses
 
     def _warn(
         self, losses: Sequence[Loss], messages: Sequence[Message], caller: str, stacklevel: int = 4

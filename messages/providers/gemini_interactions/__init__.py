@@ -101,7 +101,7 @@ class GeminiInteractionsProvider(Provider):
         how = on_loss_of(on_loss, False)
         formatter = functools.partial(self._format, previous_interaction_id=previous_interaction_id)
         given = conversation_given(conversation, messages)
-        return self._request(given, tools, how, formatter, "convert")
+        return Conversion(*self._request(given, tools, how, formatter, "convert"))
 
     def format_request(
         self,
@@ -123,7 +123,7 @@ class GeminiInteractionsProvider(Provider):
         how = on_loss_of(on_loss, strict)
         formatter = functools.partial(self._format, previous_interaction_id=previous_interaction_id)
         given = conversation_given(conversation, messages)
-        return self._request(given, tools, how, formatter, "format_request").body
+        return self._request(given, tools, how, formatter, "format_request")[0]
 
     def _format(
         self,

@@ -106,7 +106,7 @@ class OpenAIResponsesProvider(Provider):
         how = on_loss_of(on_loss, False)
         formatter = functools.partial(self._format, previous_response_id=previous_response_id)
         given = conversation_given(conversation, messages)
-        return self._request(given, tools, how, formatter, "convert")
+        return Conversion(*self._request(given, tools, how, formatter, "convert"))
 
     def format_request(
         self,
@@ -128,7 +128,7 @@ class OpenAIResponsesProvider(Provider):
         how = on_loss_of(on_loss, strict)
         formatter = functools.partial(self._format, previous_response_id=previous_response_id)
         given = conversation_given(conversation, messages)
-        return self._request(given, tools, how, formatter, "format_request").body
+        return self._request(given, tools, how, formatter, "format_request")[0]
 
     def _format(
         self,
