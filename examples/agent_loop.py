@@ -62,15 +62,16 @@ def ask(session: ChatHistoryStorage, provider: Provider, question: str) -> str:
 
 
 def main(step: str, database: str) -> None:
-    session = ChatHistoryStorage(SQLiteBackend(database), SessionIdentity("travel", "trip-1"))
-    if step == "first":
-        session.add(Message.system("You are a concise travel assistant."))
-        print(ask(session, get_provider("openai_responses"), "Weather and time in Paris?"))
-    else:  # a new process: the session comes back from the database
-        print(ask(session, get_provider("anthropic"), "And the weather in Tokyo?"))
-    session.validate()  # an OrderingError if the stored turns broke the rules
-    calls = sum(len(m.tool_calls) for m in session.messages())
-    print(f"{session.len()} messages, {calls} tool calls, valid: True")
+    with SQLiteBackend(database) as backend:  # closed at the end
+        session = ChatHistoryStorage(backend, SessionIdentity("travel", "trip-1"))
+        if step == "first":
+            session.add(Message.system("You are a concise travel assistant."))
+            print(ask(session, get_provider("openai_responses"), "Weather and time in Paris?"))
+        else:  # a new process: the session comes back from the database
+            print(ask(session, get_provider("anthropic"), "And the weather in Tokyo?"))
+        session.validate()  # an OrderingError if the stored turns broke the rules
+        calls = sum(len(m.tool_calls) for m in session.messages())
+        print(f"{session.len()} messages, {calls} tool calls, valid: True")
 
 
 if __name__ == "__main__":

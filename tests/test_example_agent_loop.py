@@ -49,8 +49,9 @@ def test_the_loop_runs_in_two_processes_over_one_database(tmp_path: Path) -> Non
     assert len(warned) == len(set(warned)) == 5
     assert all("openai_responses" in line for line in warned)
 
-    session = ChatHistoryStorage(SQLiteBackend(db), SessionIdentity("travel", "trip-1"))
-    kinds = [type(m).__name__ for m in session.messages()]
+    with SQLiteBackend(db) as backend:
+        stored = ChatHistoryStorage(backend, SessionIdentity("travel", "trip-1")).messages()
+    kinds = [type(m).__name__ for m in stored]
     assert kinds == [
         "SystemMessage",
         "UserMessage",
@@ -63,9 +64,9 @@ def test_the_loop_runs_in_two_processes_over_one_database(tmp_path: Path) -> Non
         "ToolResultMessage",
         "AssistantMessage",
     ]
-    results = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    results = [m for m in stored if isinstance(m, ToolResultMessage)]
     assert [r.text for r in results] == ["18 °C, light rain", "14:00", "24 °C, sunny"]
-    calls = [m for m in session.messages() if isinstance(m, ToolCallMessage)]
+    calls = [m for m in stored if isinstance(m, ToolCallMessage)]
     assert [c.name for m in calls for c in m.tool_calls] == [
         "get_weather",
         "local_time",
