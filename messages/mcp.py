@@ -9,8 +9,10 @@ No MCP dependency: what an MCP client library returns for ``tools/call`` and
   as an AudioPart, an embedded ``resource`` as a TextPart (text contents) or as an
   image, audio or file part (blob contents), a ``resource_link`` as an ImagePart by
   URL (an http(s) image) or else as a TextPart that names the link.
-  ``structuredContent`` is kept as the JSON text of the result (the text content an MCP
-  server is asked to send beside it), ``isError`` as ``is_error``.
+  ``structuredContent`` is kept as the JSON text of the result, written compactly (in
+  place of the text content an MCP server is asked to send beside it), which the
+  providers that take JSON in a tool result (bedrock, gemini, gemini_interactions) send
+  as an object; ``isError`` as ``is_error``.
 * :func:`tool_definitions_from_mcp` turns a ``tools/list`` result into ToolDefinitions.
 * :func:`to_mcp_result` and :func:`to_mcp_tool` go the other way, for a server
   written with this library.
@@ -137,17 +139,21 @@ def _result(result: Any, call_id: str, tool_name: str | None, losses: _Losses) -
 
 
 def _with_structured(structured: Any, parts: list[ContentPart]) -> list[ContentPart]:
-    """``parts`` with the JSON text of ``structuredContent``: the text part that already
-    holds it (MCP asks servers to send one), else a new first part."""
+    """``parts`` with the JSON text of ``structuredContent``, written compactly: in place
+    of the text part that already holds it (MCP asks servers to send one), else as a new
+    first part. Bedrock, Gemini and the Interactions API then get it as an object."""
     if not isinstance(structured, Mapping):
         raise DecodeError(
             f"expected an object, got {type(structured).__name__}", "structuredContent"
         )
     value = dict(structured)
-    for p in parts:
+    try:  # written compactly: the form the providers that take JSON send as an object
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise DecodeError("expected a JSON object", "structuredContent") from None
+    for k, p in enumerate(parts):
         if type(p) is TextPart and _json_value(p.text) == value:
-            return parts
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            return [*parts[:k], TextPart(text), *parts[k + 1 :]]
     return [TextPart(text), *parts]
 
 

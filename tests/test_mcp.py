@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from messages import AudioPart, FilePart, ImagePart, TextPart, ToolCall, ToolResult
+from messages import (
+    AudioPart,
+    FilePart,
+    ImagePart,
+    Message,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
 from messages.errors import DecodeError, MessageError
 from messages.mcp import (
     mcp_tools,
@@ -59,14 +67,79 @@ def test_is_error_is_kept() -> None:
     assert r.text.startswith("Invalid departure date")
 
 
-def test_structured_content_is_the_text_block_that_already_holds_it() -> None:
+def test_structured_content_is_the_text_block_that_already_holds_it_written_compactly() -> None:
     body = fixture("call_structured.json")
     r, losses = losses_of(tool_result_from_mcp, body, "c", "get_weather_data")
-    assert json.loads(r.text) == body["structuredContent"]
+    assert r.content == '{"temperature":22.5,"conditions":"Partly cloudy","humidity":65}'
+    assert json.loads(body["content"][0]["text"]) == json.loads(r.text)  # the same object
     assert losses == []
     back = to_mcp_result(r)
     assert back["structuredContent"] == body["structuredContent"]
-    assert back["content"] == body["content"]
+    assert back["content"] == [{"type": "text", "text": r.text}]
+
+
+def _weather_turn(result: ToolResult) -> list[Message]:
+    return [
+        Message.user("Weather in Paris?"),
+        Message.assistant(None, [ToolCall("c", "get_weather_data", {"city": "Paris"})]),
+        result.to_message(),
+    ]
+
+
+def test_structured_content_goes_as_an_object_where_a_provider_takes_json() -> None:
+    body = fixture("call_structured.json")
+    ms = _weather_turn(tool_result_from_mcp(body, "c", "get_weather_data"))
+    data = body["structuredContent"]
+    bedrock = get_provider("bedrock").format_request(ms)
+    assert bedrock["messages"][-1]["content"][0]["toolResult"]["content"] == [{"json": data}]
+    gemini = get_provider("gemini").format_request(ms)
+    (part,) = gemini["contents"][-1]["parts"]
+    assert part["functionResponse"]["response"] == {"output": data}
+    interactions = get_provider("gemini_interactions").format_request(ms)
+    assert interactions["input"][-1]["result"] == data
+    # the providers that take text get the JSON text
+    openai = get_provider("openai").format_request(ms)
+    assert openai["messages"][-1]["content"] == ms[-1].text
+    # each reads its request back as the same text
+    for name in ("bedrock", "gemini", "gemini_interactions"):
+        p = get_provider(name)
+        back = p.parse_messages(p.format_request(ms))
+        assert back[-1].text == ms[-1].text, name
+
+
+def test_text_that_is_not_compact_json_stays_text() -> None:
+    ms = _weather_turn(ToolResult("c", '{"temperature": 22.5}'))
+    bedrock = get_provider("bedrock").format_request(ms)
+    assert bedrock["messages"][-1]["content"][0]["toolResult"]["content"] == [
+        {"text": '{"temperature": 22.5}'}
+    ]
+    gemini = get_provider("gemini").format_request(ms)
+    assert gemini["contents"][-1]["parts"][0]["functionResponse"]["response"] == {
+        "output": '{"temperature": 22.5}'
+    }
+
+
+def _as_string(name: str, body: dict[str, Any]) -> None:
+    """Turn the object result of ``body``'s last turn into the string that writes it."""
+    if name == "bedrock":
+        block = body["messages"][-1]["content"][0]["toolResult"]["content"][0]
+        block["text"] = json.dumps(block.pop("json"), separators=(",", ":"))
+    elif name == "gemini":
+        response = body["contents"][-1]["parts"][0]["functionResponse"]["response"]
+        response["output"] = json.dumps(response["output"], separators=(",", ":"))
+    else:
+        step = body["input"][-1]
+        step["result"] = json.dumps(step["result"], separators=(",", ":"))
+
+
+@pytest.mark.parametrize("name", ["bedrock", "gemini", "gemini_interactions"])
+def test_a_string_result_read_from_a_provider_goes_back_as_a_string(name: str) -> None:
+    p = get_provider(name)
+    body = p.format_request(_weather_turn(ToolResult("c", '{"temperature":22.5}')))
+    _as_string(name, body)  # the provider's own traffic: a string holding an object
+    back = p.parse_messages(body)
+    assert back[-1].text == '{"temperature":22.5}'
+    assert p.format_request(back) == body
 
 
 def test_structured_content_alone_becomes_the_first_text_part() -> None:

@@ -35,7 +35,9 @@ The rules the formatter applies (every rule that loses something is a ``Loss``):
   nor an image URL other than ``s3://`` (Loss), nor an image's ``detail`` (Loss).
 * A message's cache hint is a ``cachePoint`` block after its blocks (``_hints``).
 * A tool result's text goes as ``text`` blocks; text that was a ``json`` block when
-  parsed goes back as ``json``. ``is_error`` is ``status: "error"``.
+  parsed goes back as ``json``, and a successful result whose text writes a JSON object
+  compactly (an MCP ``structuredContent``) goes as ``json`` unless it was read from
+  Bedrock as text. ``is_error`` is ``status: "error"``.
 * A message's ``name`` has no Converse field (Loss).
 
 Parsing keeps the blocks no part carries (``guardContent``, ``citationsContent``, a

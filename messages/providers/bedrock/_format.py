@@ -30,6 +30,7 @@ from ..._repair import UNANSWERED_TEXT
 from ...errors import ValidationError
 from .._base import Losses, plain_arguments
 from .._cache_hints import NOT_SENT, hint_loss, no_part_rule
+from .._json_results import json_object_of
 from ._common import BLANK_RULE, blank, own_state
 from ._hints import cache_point, limit_points
 from ._parts import PartWriter
@@ -223,7 +224,11 @@ class _Writer:
         """The ``toolResult`` block of a result."""
         inner: list[Any] = []
         if isinstance(m.content, str):
-            if m.content:
+            # a JSON object goes as a json block, unless it was read from Bedrock as text
+            value = None if m.is_error or "json" in own else json_object_of(m.content)
+            if value is not None:
+                inner.append({"json": value})
+            elif m.content:
                 inner.append({"text": m.content})
         else:
             for j, p in enumerate(m.content):

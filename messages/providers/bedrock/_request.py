@@ -20,6 +20,7 @@ from ..._message import AssistantMessage, Message, SystemMessage, ToolResultMess
 from ..._parts import ContentPart, TextPart
 from ...errors import DecodeError, ValidationError
 from .._base import Losses, as_list, as_mapping, decode_error, freeze_decoded, required_str
+from .._json_results import json_object_of
 from ._blocks import AssistantTurn, block_kind, kept_item, unknown_item
 from ._common import state_extras
 from ._hints import read_point
@@ -222,6 +223,8 @@ def _tool_result(value: Any, path: str, tag: str) -> ToolResultMessage:
         first = inner.parts[0] if inner.parts else TextPart("")
         if isinstance(first, TextPart):
             content = first.text
+            if not json_at and json_object_of(content) is not None:
+                state["json"] = ()  # a text block: it goes back as one, not as json
     try:
         return ToolResultMessage(
             call_id, content, status == "error", extras=state_extras(tag, state) or None

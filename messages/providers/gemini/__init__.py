@@ -39,7 +39,9 @@ what each provider cannot carry (every rule that loses something is a ``Loss``):
   digits, ``_ . : -``, up to 64), else a name of those characters (Loss). Its
   ``functionResponse`` pairs with it like any call's.
 * Tool results: text goes as ``{"output": text}``, an error as ``{"error": text}``
-  (parsing maps ``{"error": ...}`` back to ``is_error=True``). An object response
+  (parsing maps ``{"error": ...}`` back to ``is_error=True``); a text that writes a JSON
+  object compactly (an MCP ``structuredContent``) goes as ``{"output": object}``, and a
+  string read from Gemini goes back as a string. An object response
   that is neither is imported as its compact JSON text (kept state ``response:
   "object"``) and sent back as the object. Images, audio and files in a tool result
   are moved to parts after the function responses (Loss).

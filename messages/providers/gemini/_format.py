@@ -49,6 +49,7 @@ from .._base import (
     plain_arguments,
 )
 from .._cache_hints import hint_loss, no_breakpoints
+from .._json_results import json_object_of
 from .._losses import part_words
 from ._parts import MODEL_PARTS, USER_PARTS, attach_text_signature, format_part, request_parts
 from ._wire import DERIVED_LEN, NEW_CONTENT, is_provider_key
@@ -313,8 +314,11 @@ class _Writer:
         if own:
             fr["response"] = _response_object(m, text, own)
             _kept_response(fr, own)
-        else:
-            fr["response"] = {"error": text} if m.is_error else {"output": text}
+        elif m.is_error:
+            fr["response"] = {"error": text}
+        else:  # a JSON object goes as one (see _json_results), other text as text
+            value = json_object_of(content) if isinstance(content, str) else None
+            fr["response"] = {"output": text if value is None else value}
         part = {"functionResponse": fr}
         if not sent:
             self.unsent[id(part)] = position

@@ -27,6 +27,7 @@ from .._base import (
     opt_str,
     with_state,
 )
+from .._json_results import json_object_of
 from ._parse import Collector
 from ._wire import (
     DERIVED_LEN,
@@ -362,6 +363,8 @@ def _tool_message(
         own["function_response"] = freeze_decoded(extra, path)
     if shape != ("error" if is_error else "output"):
         own["response"] = shape
+    elif not is_json and not is_error and json_object_of(text) is not None:
+        own["response"] = shape  # a string holding a JSON object: it goes back as a string
     if is_json:
         own["response"] = shape
         own["json"] = True

@@ -40,6 +40,7 @@ from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import ValidationError, ident
 from .._base import DROP_OTHER_REASONING, Loss, Losses, foreign_state_losses, kind_at, plain_dict
 from .._cache_hints import hint_loss, no_breakpoints
+from .._json_results import json_object_of
 from ._content import format_part
 from ._tools import format_tools
 from ._turns import default_layout
@@ -291,10 +292,15 @@ class Formatter:
     def result(self, m: ToolResultMessage, i: int, own: Mapping[str, Any]) -> Any:
         c = m.content
         if isinstance(c, str):
-            if own.get(RESULT) == "object":
+            kept = own.get(RESULT)
+            if kept == "object":
                 value = object_text(c)
                 if value is not None:
                     return thaw(value)
+            elif kept is None and not m.is_error:  # a JSON object goes as one (_json_results)
+                structured = json_object_of(c)
+                if structured is not None:
+                    return structured
             return c
         return self.items(c, i, own, "content")
 

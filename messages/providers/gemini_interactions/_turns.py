@@ -22,6 +22,7 @@ from ..._parts import ContentPart, ReasoningPart, TextPart
 from ..._tool_call import InvalidToolCall, ToolCall
 from ...errors import DecodeError
 from .._base import raw_json_text, tool_name_valid, unique_calls
+from .._json_results import json_object_of
 from ._content import CONTENT_TYPES, parse_item
 from ._wire import (
     INPUT,
@@ -279,6 +280,8 @@ def _result(step: Mapping[str, Any], path: str, tag: str) -> ToolResultMessage:
     content: str | tuple[ContentPart, ...]
     if type(raw) is str:
         content = raw
+        if error is not True and json_object_of(raw) is not None:
+            kept[RESULT] = "string"  # a string holding a JSON object goes back as a string
     elif isinstance(raw, (list, tuple)):
         parts, unknown, keys = parse_content(raw, f"{path}.result")
         content = tuple(parts)
