@@ -152,7 +152,7 @@ def _with_structured(structured: Any, parts: list[ContentPart]) -> list[ContentP
     except (TypeError, ValueError, RecursionError):
         raise DecodeError("expected a JSON object", "structuredContent") from None
     for k, p in enumerate(parts):
-        if type(p) is TextPart and _json_value(p.text) == value:
+        if type(p) is TextPart and _same_json(_json_value(p.text), value):
             return [*parts[:k], TextPart(text), *parts[k + 1 :]]
     return [TextPart(text), *parts]
 
@@ -160,8 +160,17 @@ def _with_structured(structured: Any, parts: list[ContentPart]) -> list[ContentP
 def _json_value(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than it can be read
         return None
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two decoded JSON values are the same JSON (``1``, ``1.0`` and ``true``
+    are equal in Python, not in JSON)."""
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def _part(block: Any, path: str, losses: _Losses) -> ContentPart | None:

@@ -231,3 +231,26 @@ def test_an_unknown_name_still_lists_the_names(capsys: pytest.CaptureFixture[str
     code, _, err = cli(capsys, "convert", "x.json", "--from", "open-ai", "--to", "canonical")
     assert code == 2
     assert "invalid choice: 'open-ai'" in err and "'openai_responses'" in err
+
+
+OTEL_SPANS = json.loads((FIXTURES / "otel" / "spans.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(OTEL_SPANS))
+def test_open_telemetry_span_attributes_and_their_input_messages_are_otel(name: str) -> None:
+    span = OTEL_SPANS[name]
+    assert detect(span) == "otel"
+    for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+        if key in span:
+            assert detect(span[key]) == "otel"  # typed parts, not Gemini's
+
+
+def test_convert_reads_a_bare_list_of_otel_messages_as_otel(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    body = [{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]
+    path = write(tmp_path / "in.json", json.dumps(body))
+    code, out, err = cli(capsys, "convert", str(path), "--to", "canonical")
+    assert code == 0
+    assert err.startswith("convert: reading the input as otel (detected from its keys")
+    assert [(m["role"], m["content"]) for m in json.loads(out)] == [("user", "hi")]

@@ -422,3 +422,18 @@ def test_toolbox_awaits_an_async_session() -> None:
     toolbox = Toolbox(mcp_tools([fixture("tool_output_schema.json")], call, on_loss="ignore"))
     r = asyncio.run(toolbox.arun(ToolCall("c", "get_weather_data", {"location": "Oslo"})))
     assert json.loads(r.text)["humidity"] == 65 and not r.is_error
+
+
+def test_a_text_block_that_differs_from_structured_content_in_json_is_kept() -> None:
+    # 1 == True in Python, not in JSON: the server's text is not rewritten
+    body = {"content": [{"type": "text", "text": '{"a":1}'}], "structuredContent": {"a": True}}
+    r = tool_result_from_mcp(body, "c1", on_loss="ignore")
+    assert [p.text for p in r.content if isinstance(p, TextPart)] == ['{"a":true}', '{"a":1}']
+
+
+def test_text_nested_deeper_than_json_can_read_is_only_text() -> None:
+    deep = "[" * 200_000
+    body = {"content": [{"type": "text", "text": deep}], "structuredContent": {"a": 1}}
+    r = tool_result_from_mcp(body, "c1", on_loss="ignore")
+    assert [p.text for p in r.content if isinstance(p, TextPart)] == ['{"a":1}', deep]
+    assert "structuredContent" not in to_mcp_result(ToolResult("c", deep))

@@ -287,7 +287,7 @@ def _fed(provider: Provider, events: list[Any]) -> tuple[list[Any], ChatResponse
 
 
 @pytest.mark.parametrize("name", sorted(PROVIDERS))
-@pytest.mark.parametrize("marker", ["[DONE]", b"[DONE]"])
+@pytest.mark.parametrize("marker", ["[DONE]", b"[DONE]", " [DONE]\n", b"[DONE]\r\n"])
 def test_every_stream_skips_done_wherever_it_comes(name: str, marker: str | bytes) -> None:
     provider = get_provider(name)
     events = _stream_events(name)

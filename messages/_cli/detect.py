@@ -67,6 +67,10 @@ _TOP_KEYS: Final[dict[str, str]] = {
     "guided_regex": "vllm",
     "guided_choice": "vllm",
     "guided_grammar": "vllm",
+    "gen_ai.system_instructions": "otel",
+    "gen_ai.input.messages": "otel",
+    "gen_ai.output.messages": "otel",
+    "gen_ai.tool.definitions": "otel",
 }
 
 #: Top-level keys of a chat-completions request (which a canonical document has not).
@@ -99,7 +103,6 @@ _CANONICAL_KEYS: Final = frozenset(
 
 #: Message keys that one provider's messages have.
 _MESSAGE_KEYS: Final[dict[str, str]] = {
-    "parts": "gemini",
     "reasoning_details": "openrouter",
     "tool_plan": "cohere",
     "images": "ollama",
@@ -195,7 +198,7 @@ def _items(value: Any, body: dict[str, Any]) -> list[Any]:
     if not body:
         value = [value] if type(value) is dict else value
         return value if type(value) is list else []
-    for key in ("messages", "input", "contents"):
+    for key in ("messages", "input", "contents", "gen_ai.input.messages"):
         found = body.get(key)
         if type(found) is list:
             return found
@@ -250,6 +253,8 @@ def _message_votes(item: Any) -> Iterable[str]:
     if item.get("role") == "model" and "content" in item:  # a launch-era Interactions turn
         return ("gemini_interactions",)
     votes = [_MESSAGE_KEYS[k] for k in item if k in _MESSAGE_KEYS]
+    if "parts" in item:
+        votes.append(_parts_vote(item["parts"]))
     votes += _call_votes(item.get("tool_calls"))
     if any(k in _CANONICAL_KEYS for k in item):
         votes.append("canonical")
@@ -259,6 +264,13 @@ def _message_votes(item: Any) -> Iterable[str]:
             if type(block) is dict:
                 votes.append(_block_vote(block))
     return votes
+
+
+def _parts_vote(parts: Any) -> str:
+    """OpenTelemetry's message parts are typed (``{"type": "text", "content"}``), Gemini's
+    are named by their one key (``{"text"}``)."""
+    typed = type(parts) is list and any(type(p) is dict and "type" in p for p in parts[:_LOOK])
+    return "otel" if typed else "gemini"
 
 
 def _block_vote(block: dict[str, Any]) -> str:

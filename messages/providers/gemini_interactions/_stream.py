@@ -26,6 +26,7 @@ from ..._json import json_type, loads
 from ..._streaming import ToolCallDelta
 from ...errors import DecodeError, MessageError
 from .._base import ChatResponse, CountingStream, StreamDelta, parser
+from .._sse import is_done
 from ._content import CONTENT_TYPES
 from ._parse import error_of, response_of
 from ._wire import mapping, opt_string, string, type_of
@@ -33,7 +34,6 @@ from ._wire import mapping, opt_string, string, type_of
 __all__ = ["InteractionsStream"]
 
 _NONE: tuple[StreamDelta, ...] = ()
-_DONE: Final = ("[DONE]", b"[DONE]")
 _TRUNCATED: Final = "stream ended before interaction.completed (truncated)"
 
 
@@ -129,8 +129,7 @@ class InteractionsStream(CountingStream):
     @parser
     def feed(self, event: Mapping[str, Any]) -> tuple[StreamDelta, ...]:
         """Consume one event; returns the text, reasoning and tool-call deltas it carried."""
-        given: object = event
-        if given in _DONE:  # the SSE end sentinel, as text or bytes
+        if is_done(event):  # the SSE end sentinel, as text or bytes
             return _NONE
         event = mapping(event, "")
         self._events += 1
