@@ -134,6 +134,10 @@ class ConversationHistory:
 
     def extend(self, messages: Iterable[Message]) -> None:
         """Append several messages: all of them, or none (OrderingError) if any is illegal."""
+        given: object = messages  # what a caller without a type checker may pass
+        if not isinstance(given, Iterable):
+            got = type(given).__name__
+            raise ValidationError(f"expected an iterable of messages, got {got}", "messages")
         batch = list(messages)
         if not batch:
             return

@@ -241,6 +241,10 @@ def test_add_and_extend_refuse_non_messages_without_change() -> None:
     assert info.value.rule == "not_a_message"
     with pytest.raises(OrderingError):
         h.extend([Message.user("x"), 3])  # type: ignore[list-item]
+    for not_iterable in (3, None):
+        with pytest.raises(ValidationError) as bad:
+            h.extend(not_iterable)  # type: ignore[arg-type]
+        assert bad.value.path == "messages"
     assert state_of(h) == before
 
 
