@@ -28,6 +28,7 @@ SUITES = [
     ("bedrock", "bench_bedrock", "bench_bedrock"),
     ("cohere", "bench_cohere", "bench_cohere"),
     ("gemini_interactions", "bench_gemini_interactions", "bench_gemini_interactions"),
+    ("otel", "bench_otel", "bench_otel"),
     ("responses", "bench_responses", "bench_responses"),
     ("storage", "bench_storage", "bench_storage"),
     ("sqlite-vs-postgres", "bench_storage", "bench_sqlite_vs_postgres"),
