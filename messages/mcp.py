@@ -32,7 +32,7 @@ import inspect
 import json
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from ._audio import audio_format, audio_mime_type
 from ._fields import tool_name_ok
@@ -178,8 +178,7 @@ def _part(block: Any, path: str, losses: _Losses) -> ContentPart | None:
     if not isinstance(block, Mapping):
         raise DecodeError(f"expected a content object, got {type(block).__name__}", path)
     kind = block.get("type")
-    reader = _READERS.get(kind) if isinstance(kind, str) else None
-    if reader is None:
+    if not isinstance(kind, str) or kind not in _READERS:
         losses.add(
             path, f"a content block of type {ident(kind)}", "dropped: unknown to MCP 2025-11-25"
         )
@@ -189,7 +188,22 @@ def _part(block: Any, path: str, losses: _Losses) -> ContentPart | None:
             losses.add(
                 f"{path}.{key}", f"the block's {key}", "not kept: a part has no place for it"
             )
-    return reader(block, path, losses)
+    others = [k for k in block if k not in _BLOCK_KEYS[kind] and k not in ("annotations", "_meta")]
+    if others:  # a link's size and icons, or keys MCP 2025-11-25 does not define
+        names = ", ".join(ident(k) for k in others[:8]) + (", ..." if len(others) > 8 else "")
+        losses.add(path, f"the block's keys {names}", "not kept: a part has no place for them")
+    return _READERS[kind](block, path, losses)
+
+
+#: The keys of each content block that its part keeps (``annotations`` and ``_meta``
+#: are reported on their own).
+_BLOCK_KEYS: Final[dict[str, frozenset[str]]] = {
+    "text": frozenset(("type", "text")),
+    "image": frozenset(("type", "data", "mimeType")),
+    "audio": frozenset(("type", "data", "mimeType")),
+    "resource": frozenset(("type", "resource")),
+    "resource_link": frozenset(("type", "uri", "name", "title", "description", "mimeType")),
+}
 
 
 def _text(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
@@ -238,10 +252,9 @@ def _link(block: Mapping[str, Any], path: str, losses: _Losses) -> ContentPart:
     title = _optional_field(block, "title", path)
     description = _optional_field(block, "description", path)
     if mime is not None and mime.startswith("image/") and uri.startswith(("https://", "http://")):
-        if title is not None or description is not None:
-            losses.add(
-                path, "the link's title and description", "not kept: the image is kept by URL"
-            )
+        said = [k for k in ("name", "title", "description") if block.get(k) is not None]
+        what = f"the link's {', '.join(said)}"
+        losses.add(path, what, "not kept: the image is kept by URL")
         return ImagePart(url=uri, media_type=mime)
     label = title or name
     text = f"Resource link: {label} <{uri}>"

@@ -203,9 +203,20 @@ def test_an_image_link_stays_an_image_by_url() -> None:
         "name": "a.png",
         "mimeType": "image/png",
     }
-    r = tool_result_from_mcp({"content": [link]}, "c")
+    r, losses = losses_of(tool_result_from_mcp, {"content": [link]}, "c")
     assert r.content == (ImagePart(url="https://example.com/a.png", media_type="image/png"),)
+    assert losses == ["mcp: content[0]: the link's name (not kept: the image is kept by URL)"]
     assert to_mcp_result(r)["content"] == [link]
+
+
+def test_a_links_size_icons_and_keys_mcp_does_not_define_are_reported() -> None:
+    link = {**fixture("block_resource_link.json"), "size": 2048, "icons": [], "x-extra": 1}
+    r, losses = losses_of(tool_result_from_mcp, {"content": [link]}, "c")
+    assert r.content.startswith("Resource link: main.rs <file:///project/src/main.rs>")
+    assert losses == [
+        "mcp: content[0]: the block's keys 'size', 'icons', 'x-extra' "
+        "(not kept: a part has no place for them)"
+    ]
 
 
 def test_unknown_block_and_meta_are_reported_not_dropped_silently() -> None:
