@@ -295,8 +295,10 @@ def tool_definitions_from_mcp(
 
     Each tool keeps its name, description (its title, else its name, when it has none)
     and ``inputSchema`` exactly as given (``strict=False``: MCP schemas are not closed).
-    DecodeError, naming the path, for a tool a ToolDefinition cannot hold (a name with
-    a ``.`` or over 64 characters, a schema that is not an object schema).
+    A tool whose name providers refuse (MCP allows ``.``; providers take letters,
+    digits, ``_`` and ``-``, at most 64) is left out and reported as a Loss, as
+    ``on_loss`` says; a malformed tool (a schema that is not an object schema, a field
+    of the wrong type) is a DecodeError naming the path.
     """
     losses = _Losses(on_loss)
     if isinstance(result, Mapping):
